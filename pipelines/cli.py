@@ -1,0 +1,109 @@
+"""The ``shopsync`` command line."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.group()
+@click.version_option(package_name="shopsync")
+def main() -> None:
+    """Sync shop platforms' data into the Marketing Automation Data API."""
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8787, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--key",
+    "keys",
+    multiple=True,
+    metavar="KEY[,KPI_KEY]",
+    help="A shop's API key, optionally with its custom-KPI key after a comma. Repeat for more"
+    " shops; each key sees only its own shop. Default: one shop with the documented keys.",
+)
+@click.option(
+    "--accept-any-key",
+    is_flag=True,
+    help="Open a new empty shop for any well-formed key (isolated test runs).",
+)
+@click.option(
+    "--visibility-delay",
+    default=0.5,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds before an accepted write becomes readable.",
+)
+@click.option(
+    "--fault-rate",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    help="Share of API requests answered 429 (with Retry-After), 500, 502 or 503.",
+)
+@click.option(
+    "--drop-rate",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    help="Share of valid write items accepted but never applied.",
+)
+@click.option(
+    "--latency", default=0.0, show_default=True, type=click.FloatRange(min=0), metavar="MS",
+    help="Milliseconds added to every API answer.",
+)
+@click.option(
+    "--retry-after", default=1, show_default=True, type=click.IntRange(min=0), metavar="SECONDS",
+    help="Retry-After of injected 429 answers.",
+)
+@click.option("--seed", type=int, default=None, help="Seed that makes faults reproducible.")
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Keep the state in this SQLite file across restarts (default: in memory).",
+)
+def sandbox(
+    host: str,
+    port: int,
+    keys: tuple[str, ...],
+    accept_any_key: bool,
+    visibility_delay: float,
+    fault_rate: float,
+    drop_rate: float,
+    latency: float,
+    retry_after: int,
+    seed: int | None,
+    data: str | None,
+) -> None:
+    """Serve the Marketing API sandbox: a local, faithful emulator with fault injection."""
+    from pydantic import ValidationError
+
+    from sandbox.marketing.serve import serve
+    from sandbox.marketing.settings import SandboxSettings, ShopKeys
+
+    try:
+        settings = SandboxSettings(
+            host=host,
+            port=port,
+            **({"shops": [ShopKeys.parse(k) for k in keys]} if keys else {}),
+            accept_any_key=accept_any_key,
+            visibility_delay=visibility_delay,
+            fault_rate=fault_rate,
+            drop_rate=drop_rate,
+            latency_ms=latency,
+            retry_after=retry_after,
+            seed=seed,
+            data=data,
+        )
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            click.echo(f"error: --key: {str(err['msg']).removeprefix('Value error, ')}", err=True)
+        sys.exit(2)
+    serve(settings)
+
+
+if __name__ == "__main__":
+    main()

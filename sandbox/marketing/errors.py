@@ -1,0 +1,59 @@
+"""The sandbox's one error type and the JSON body every failed request carries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    """An HTTP error answered as ``{statusCode, success: false, message, errors}``.
+
+    ``errors`` lists every problem found (validation collects them all); ``message`` joins
+    them so a person reading a log line sees the whole story.
+    """
+
+    def __init__(
+        self,
+        status_code: int,
+        errors: str | list[str],
+        *,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.errors = [errors] if isinstance(errors, str) else list(errors)
+        self.headers = headers or {}
+        super().__init__("; ".join(self.errors))
+
+    @property
+    def message(self) -> str:
+        return "; ".join(self.errors)
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "statusCode": self.status_code,
+            "success": False,
+            "message": self.message,
+            "errors": self.errors,
+        }
+
+
+def bad_request(errors: str | list[str]) -> ApiError:
+    return ApiError(400, errors)
+
+
+def not_found(what: str) -> ApiError:
+    return ApiError(404, f"{what} not found")
+
+
+def describe_validation_error(exc: Any) -> list[str]:
+    """Readable lines from a pydantic ``ValidationError``: ``products[0].price: <why>``."""
+    lines = []
+    for err in exc.errors(include_url=False):
+        where = ""
+        for part in err["loc"]:
+            where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
+        message = str(err["msg"]).removeprefix("Value error, ")
+        if err["type"] == "missing":
+            message = "is required"
+        lines.append(f"{where}: {message}" if where else message)
+    return lines

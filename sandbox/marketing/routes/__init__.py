@@ -1,0 +1,1 @@
+"""The sandbox's endpoints, one module per area of the API."""

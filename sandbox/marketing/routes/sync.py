@@ -1,0 +1,395 @@
+"""The sync (bulk-write) resources: save, update, bulk delete, and reading back.
+
+Every item of a batch is validated on its own: invalid ones are reported in
+``rejected_items`` and the valid ones of the same batch are still accepted. Accepted writes
+go through the shop's pending queue and become visible after the visibility delay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import ValidationError
+
+from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
+from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
+from sandbox.marketing.http import json_body, json_object, ok, query, shop, store_of
+from sandbox.marketing.listing import apply_list_query, list_envelope, parse_list_query
+from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
+from sandbox.marketing.store import Doc, Shop, Store, applier, now_iso
+from sandbox.marketing.views import (
+    CONTACT_FIELDS,
+    contact_view,
+    reader,
+    selectable_fields,
+)
+from connectors.marketing.query import OrderBy
+
+router = APIRouter()
+
+Mode = Literal["save", "update"]
+BY_CREATION = [OrderBy(field="id", type="asc")]
+
+
+def item_key(resource: SyncResource, doc: Doc) -> str:
+    """Where an item lives: its id within its data source (and language, when scoped)."""
+    parts = [str(doc["data_source_id"]), str(doc[resource.id_field])]
+    if resource.lang_scoped:
+        parts.append(str(doc["lang"]))
+    return "|".join(parts)
+
+
+def _count(shop: Shop, resource: str, **deltas: int) -> None:
+    stats = shop.collection("_stats")
+    current = stats.get(resource) or {}
+    stats.put(resource, {k: current.get(k, 0) + deltas.get(k, 0) for k in {*current, *deltas}})
+
+
+def _check_item(
+    shop: Shop,
+    resource: SyncResource,
+    raw: Any,
+    *,
+    mode: Mode,
+    parent: str | None,
+    known: Callable[[str], bool],
+) -> tuple[Doc | None, list[str]]:
+    """Validate one item; return the document to store, or the reasons it is rejected."""
+    if not isinstance(raw, dict):
+        return None, ["item: must be a JSON object"]
+    errors: list[str] = []
+    try:
+        model = resource.model.model_validate(raw)
+    except ValidationError as exc:
+        errors.extend(describe_validation_error(exc))
+        model = None
+    ds = raw.get("id_data_source")
+    if ds is None:
+        ds = default_data_source_id(shop)
+    elif str(ds) not in data_sources(shop):
+        errors.append(f"id_data_source: data source {ds} does not exist in this shop")
+    if resource.parent_field:
+        given = raw.get(resource.parent_field)
+        if parent is not None and given is not None and str(given) != parent:
+            errors.append(
+                f"{resource.parent_field}: is {given!r} but the route is for {parent!r}"
+            )
+        if parent is None and given is None:
+            errors.append(f"{resource.parent_field}: is required on {resource.bulk_route}")
+    if errors or model is None:
+        return None, errors
+    fields = resource.model.model_fields.keys() - {"id_data_source"}
+    doc = {k: raw[k] for k in fields if k in raw}
+    if resource.parent_field and parent is not None:
+        doc[resource.parent_field] = model.__dict__[resource.parent_field] or _typed(
+            resource, parent
+        )
+    doc["data_source_id"] = ds
+    doc["shop_id"] = shop.shop_id
+    if mode == "update" and not known(item_key(resource, doc)):
+        return None, [
+            f"{resource.id_field}: no item with {resource.id_field} {doc[resource.id_field]!r}"
+            " exists to update (use POST to create it)"
+        ]
+    return doc, []
+
+
+def _typed(resource: SyncResource, parent: str) -> Any:
+    annotation = resource.model.model_fields[resource.parent_field].annotation
+    return int(parent) if annotation is not None and "int" in str(annotation) else parent
+
+
+async def bulk_write(
+    request: Request, shop: Shop, resource: SyncResource, mode: Mode, parent: str | None = None
+) -> dict[str, Any]:
+    body = await json_body(request)
+    if not isinstance(body, list):
+        raise ApiError(400, f"The body must be a JSON array of {resource.name} items")
+    if len(body) > resource.max_batch:
+        raise ApiError(
+            400,
+            f"A {resource.name} batch holds at most {resource.max_batch} items; got {len(body)}."
+            " Split it into smaller requests.",
+        )
+    store: Store = store_of(request)
+    collection = shop.collection(resource.name)
+    pending_keys: set[str] = set()
+    if mode == "update":
+        pending_keys = {
+            op["key"]
+            for op in shop.pending
+            if op["kind"] == "sync.save" and op["resource"] == resource.name
+        }
+
+    def known(key: str) -> bool:
+        return key in collection or key in pending_keys
+
+    rejected = []
+    accepted = dropped = 0
+    apply_at = store.visible_at()
+    for index, raw in enumerate(body):
+        doc, errors = _check_item(shop, resource, raw, mode=mode, parent=parent, known=known)
+        if doc is None:
+            rejected.append({"index": index, "item": raw, "errors": errors})
+            continue
+        accepted += 1
+        if store.drops():
+            dropped += 1
+            continue
+        key = item_key(resource, doc)
+        shop.enqueue(
+            {"kind": "sync.save", "resource": resource.name, "key": key, "doc": doc}, apply_at
+        )
+    _count(shop, resource.name, accepted=accepted, rejected=len(rejected), dropped=dropped)
+    return {
+        "statusCode": 200,
+        "sent_count": accepted,
+        "rejected_count": len(rejected),
+        "rejected_items": rejected,
+    }
+
+
+async def bulk_delete(
+    request: Request, shop: Shop, resource: SyncResource, parent: str | None = None
+) -> dict[str, Any]:
+    body = await json_object(request)
+    ids = body.get(resource.delete_key)
+    if not isinstance(ids, list) or not all(isinstance(i, str | int) for i in ids):
+        raise ApiError(
+            400, f'The body must be {{"{resource.delete_key}": [ids]}} (strings or integers)'
+        )
+    params = query(request)
+    scope = params.get("id_data_source")
+    op = {
+        "kind": "sync.delete",
+        "resource": resource.name,
+        "ids": [str(i) for i in ids],
+        "data_source_id": int(scope) if scope is not None else None,
+        "parent": parent,
+    }
+    shop.enqueue(op, store_of(request).visible_at())
+    return {"statusCode": 200, "sent_count": len(ids), "rejected_count": 0, "rejected_items": []}
+
+
+@applier("sync.save")
+def _apply_save(shop: Shop, op: Doc) -> None:
+    collection = shop.collection(op["resource"])
+    existing = collection.get(op["key"])
+    doc = dict(op["doc"])
+    doc["id"] = existing["id"] if existing else shop.next_id(op["resource"])
+    if existing and existing.get("_created_at"):
+        doc["_created_at"] = existing["_created_at"]
+    else:
+        doc["_created_at"] = now_iso()
+    collection.put(op["key"], doc)
+    if op["resource"] == "customers":
+        if existing and existing["email"].lower() != doc["email"].lower():
+            _forget_contact(shop, existing["email"])
+        _derive_contact(shop, doc)
+
+
+@applier("sync.delete")
+def _apply_delete(shop: Shop, op: Doc) -> None:
+    resource = SYNC_RESOURCES[op["resource"]]
+    collection = shop.collection(resource.name)
+    ids = set(op["ids"])
+    for key, doc in list(collection.docs.items()):
+        if str(doc.get(resource.id_field)) not in ids:
+            continue
+        if op["data_source_id"] is not None and doc["data_source_id"] != op["data_source_id"]:
+            continue
+        if op.get("parent") is not None and str(doc.get(resource.parent_field)) != op["parent"]:
+            continue
+        collection.delete(key)
+        if resource.name == "customers":
+            _forget_contact(shop, doc["email"])
+
+
+def _derive_contact(shop: Shop, customer: Doc) -> None:
+    """The service keeps one contact per email, made from the customers pushed with it."""
+    contacts = shop.collection("contacts")
+    email = customer["email"].lower()
+    now = now_iso()
+    contact = contacts.get(email) or {
+        "id_shop_contact": shop.next_id("contacts"),
+        "created_at": now,
+        "_created_seq": shop.next_id("_contacts_seq"),
+    }
+    opt_in = bool(customer.get("is_opt_in"))
+    active = bool(customer.get("is_active"))
+    contact.update(
+        id_customer_shop=customer["customer_id"],
+        id_shop_customer=customer["id"],
+        contact_data_email=customer["email"],
+        contact_data_sms=customer.get("phone_number"),
+        contact_first_name=customer.get("first_name"),
+        contact_last_name=customer.get("last_name"),
+        contact_birthday=customer.get("birth_date"),
+        contact_lang=customer.get("lang"),
+        optin_data_email=opt_in,
+        optin_data_sms=False,
+        can_receive_email=opt_in and active,
+        can_receive_sms=bool(customer.get("phone_number")) and active,
+        can_receive_push=False,
+        is_registered=True,
+        is_billable=active,
+        do_not_charge=False,
+        active=active,
+        created_on_shop_at=customer.get("created_at"),
+        updated_at=now,
+    )
+    contacts.put(email, contact)
+
+
+def _forget_contact(shop: Shop, email: str) -> None:
+    """Drop the contact of ``email`` once no customer carries that email any more."""
+    email = email.lower()
+    if not any(c["email"].lower() == email for c in shop.collection("customers").docs.values()):
+        shop.collection("contacts").delete(email)
+
+
+def _list(
+    request: Request,
+    shop: Shop,
+    resource: SyncResource,
+    where: Callable[[Doc], bool] | None = None,
+) -> dict[str, Any]:
+    q = parse_list_query(query(request), selectable_fields(resource))
+    read = reader(shop, resource)
+    docs = shop.collection(resource.name).docs.values()
+    views = (read(d) for d in docs if where is None or where(d))
+    page, total = apply_list_query(views, q, default_order=BY_CREATION)
+    return list_envelope(page, total, q)
+
+
+def _find(shop: Shop, resource: SyncResource, field: str, value: str) -> dict[str, Any]:
+    read = reader(shop, resource)
+    for doc in shop.collection(resource.name).docs.values():
+        if str(doc.get(field)) == value:
+            return ok(read(doc))
+    raise not_found(f"{resource.name[:-1].capitalize()} with {field} {value!r}")
+
+
+def _register(resource: SyncResource) -> None:
+    """Add the write, delete and read routes of one sync resource."""
+    name = resource.name
+    tags = [name]
+    nested = resource.parent_field is not None
+    base = "/v1/" + resource.route
+
+    if nested:
+        assert resource.bulk_route is not None
+
+        async def save_across(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+            return await bulk_write(request, the_shop, resource, "save")
+
+        router.add_api_route(
+            f"/v1/{resource.bulk_route}", save_across, methods=["POST"], tags=tags,
+            summary=f"save {name} across parents (items carry {resource.parent_field})",
+        )
+
+        async def save(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
+            return await bulk_write(request, the_shop, resource, "save", parent_id)
+
+        async def update(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
+            return await bulk_write(request, the_shop, resource, "update", parent_id)
+
+        async def delete(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
+            return await bulk_delete(request, the_shop, resource, parent_id)
+
+        async def listing(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
+            field = resource.parent_field
+            return _list(request, the_shop, resource, lambda d: str(d.get(field)) == parent_id)
+
+        base = base.replace("{" + resource.parent_field + "}", "{parent_id}")
+    else:
+
+        async def save(request: Request, the_shop: Shop = Depends(shop)) -> Any:  # type: ignore[misc]
+            return await bulk_write(request, the_shop, resource, "save")
+
+        async def update(request: Request, the_shop: Shop = Depends(shop)) -> Any:  # type: ignore[misc]
+            return await bulk_write(request, the_shop, resource, "update")
+
+        async def delete(request: Request, the_shop: Shop = Depends(shop)) -> Any:  # type: ignore[misc]
+            return await bulk_delete(request, the_shop, resource)
+
+        async def listing(request: Request, the_shop: Shop = Depends(shop)) -> Any:  # type: ignore[misc]
+            return _list(request, the_shop, resource)
+
+    max_note = f"a JSON array of at most {resource.max_batch} items"
+    router.add_api_route(
+        base, save, methods=["POST"], tags=tags, summary=f"save {name} ({max_note})"
+    )
+    router.add_api_route(
+        base, update, methods=["PUT"], tags=tags,
+        summary=f"update existing {name} ({max_note}; unknown ids are rejected)",
+    )
+    router.add_api_route(
+        f"{base}/bulk-delete", delete, methods=["POST"], tags=tags,
+        summary=f'bulk delete {name}: {{"{resource.delete_key}": [ids]}}',
+    )
+    router.add_api_route(base, listing, methods=["GET"], tags=tags, summary=f"list {name}")
+
+
+# routes with fixed segments first, so that `{customer_id}` does not swallow them
+for _resource in sorted(SYNC_RESOURCES.values(), key=lambda r: r.parent_field is None):
+    _register(_resource)
+
+
+@router.get("/v1/customers/{customer_id}", tags=["customers"], summary="getCustomer")
+async def get_customer(customer_id: str, the_shop: Shop = Depends(shop)) -> Any:
+    return _find(the_shop, SYNC_RESOURCES["customers"], "customer_id", customer_id)
+
+
+@router.get("/v1/customers/{customer_id}/groups", tags=["customers"], summary="getCustomerGroups")
+async def get_customer_groups(customer_id: str, the_shop: Shop = Depends(shop)) -> Any:
+    customer = _find(the_shop, SYNC_RESOURCES["customers"], "customer_id", customer_id)["data"]
+    wanted = set(customer.get("group_ids") or [])
+    groups = [
+        {k: v for k, v in g.items() if not k.startswith("_")}
+        for g in the_shop.collection("groups").docs.values()
+        if g["group_id"] in wanted
+    ]
+    return {"statusCode": 200, "data": groups}
+
+
+@router.get("/v1/orders/id/{order_id}", tags=["orders"], summary="getOrderById")
+async def get_order(order_id: str, the_shop: Shop = Depends(shop)) -> Any:
+    return _find(the_shop, SYNC_RESOURCES["orders"], "order_id", order_id)
+
+
+@router.get("/v1/orders/reference/{reference}", tags=["orders"], summary="getOrderByReference")
+async def get_order_by_reference(reference: str, the_shop: Shop = Depends(shop)) -> Any:
+    return _find(the_shop, SYNC_RESOURCES["orders"], "reference", reference)
+
+
+@router.get("/v1/contacts/all", tags=["contacts"], summary="listContacts")
+async def list_contacts(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+    """Contacts derived from pushed customers, one per email."""
+    q = parse_list_query(query(request), CONTACT_FIELDS)
+    views = (contact_view(c) for c in the_shop.collection("contacts").docs.values())
+    page, total = apply_list_query(
+        views, q, default_order=[OrderBy(field="id_shop_contact", type="asc")]
+    )
+    return list_envelope(page, total, q)
+
+
+@router.get("/v1/contacts", tags=["contacts"], summary="getContact")
+async def get_contact(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+    """One contact by exactly one of id_shop_contact, id_customer_shop, contact_data_email."""
+    params = query(request)
+    given = {k: params[k] for k in ("id_shop_contact", "id_customer_shop", "contact_data_email")
+             if k in params}
+    if len(given) != 1:
+        raise ApiError(
+            400,
+            "Give exactly one of id_shop_contact, id_customer_shop, contact_data_email",
+        )
+    (field, value), = given.items()
+    for contact in the_shop.collection("contacts").docs.values():
+        stored = contact.get(field)
+        if stored is not None and str(stored).lower() == str(value).lower():
+            return ok(contact_view(contact))
+    raise not_found(f"Contact with {field} {value!r}")

@@ -1,0 +1,195 @@
+"""The sandbox's state: shops, their document collections and the queue of pending writes.
+
+Writes are accepted at once and applied after the visibility delay, as the real service
+does: a write op goes into the shop's pending queue and is applied the next time anything
+touches that shop after its time has come. Handlers run on one event loop thread and never
+await while they change state, so no lock is needed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from sandbox.marketing.persistence import InMemory, Persistence
+from sandbox.marketing.settings import (
+    GENERAL_KEY_PATTERN,
+    KPI_KEY_PATTERN,
+    SandboxSettings,
+    ShopKeys,
+)
+
+Doc = dict[str, Any]
+#: applies one pending write op to a shop; registered per op kind by the route modules
+Applier = Callable[["Shop", Doc], None]
+APPLIERS: dict[str, Applier] = {}
+
+
+def applier(kind: str) -> Callable[[Applier], Applier]:
+    def register(fn: Applier) -> Applier:
+        APPLIERS[kind] = fn
+        return fn
+
+    return register
+
+
+def now_iso() -> str:
+    """The current UTC time as the API writes it (ISO 8601, milliseconds, ``Z``)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Collection:
+    """Documents of one kind in one shop, by key, in insertion order."""
+
+    def __init__(self, shop: Shop, name: str) -> None:
+        self._shop = shop
+        self.name = name
+        self.docs: dict[str, Doc] = {}
+
+    def get(self, key: str) -> Doc | None:
+        return self.docs.get(key)
+
+    def put(self, key: str, doc: Doc) -> None:
+        self.docs[key] = doc
+        self._shop.persistence.put(self._shop.ident, self.name, key, doc)
+
+    def delete(self, key: str) -> bool:
+        if self.docs.pop(key, None) is None:
+            return False
+        self._shop.persistence.delete(self._shop.ident, self.name, key)
+        return True
+
+    def values(self) -> Iterator[Doc]:
+        return iter(list(self.docs.values()))
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.docs
+
+
+class Shop:
+    """One shop: what one key (or key pair) sees, and nothing of any other shop."""
+
+    def __init__(self, ident: str, shop_id: int, persistence: Persistence) -> None:
+        self.ident = ident
+        self.shop_id = shop_id
+        self.persistence = persistence
+        self._collections: dict[str, Collection] = {}
+        self.pending: deque[Doc] = deque()
+
+    def collection(self, name: str) -> Collection:
+        found = self._collections.get(name)
+        if found is None:
+            found = self._collections[name] = Collection(self, name)
+        return found
+
+    def next_id(self, counter: str) -> int:
+        """A new auto-incremented id for ``counter`` (ids are never reused, as in SQL)."""
+        counters = self.collection("_counters")
+        current = counters.get(counter) or {"value": 0}
+        value = current["value"] + 1
+        counters.put(counter, {"value": value})
+        return value
+
+    def enqueue(self, op: Doc, apply_at: float) -> None:
+        """Queue a write op to be applied at ``apply_at`` (epoch seconds)."""
+        op = {**op, "_seq": self.next_id("_pending"), "_apply_at": apply_at}
+        self.pending.append(op)
+        self.collection("_pending").put(str(op["_seq"]), op)
+
+    def apply_due(self, now: float | None = None) -> int:
+        """Apply every pending op whose time has come, oldest first."""
+        now = time.time() if now is None else now
+        applied = 0
+        pending = self.collection("_pending")
+        while self.pending and self.pending[0]["_apply_at"] <= now:
+            op = self.pending.popleft()
+            APPLIERS[op["kind"]](self, op)
+            pending.delete(str(op["_seq"]))
+            applied += 1
+        return applied
+
+    def restore(self, collection: str, key: str, doc: Doc) -> None:
+        """Put back a document read from the persistence at start-up."""
+        self.collection(collection).docs[key] = doc
+        if collection == "_pending":
+            self.pending.append(doc)
+
+
+def _ident(key: str) -> str:
+    """What the data file calls a shop: a digest of its key, so the key is never stored."""
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+class Store:
+    """All shops of one sandbox, found by key, plus the seeded randomness of its faults."""
+
+    def __init__(self, settings: SandboxSettings, persistence: Persistence | None = None) -> None:
+        self.settings = settings
+        self.persistence = persistence or InMemory()
+        self._by_key: dict[str, Shop] = {}
+        self._by_kpi_key: dict[str, Shop] = {}
+        self._by_ident: dict[str, Shop] = {}
+        #: separate streams so that drops do not shift which requests fault, and back
+        self.fault_rng = random.Random(settings.seed)
+        self.drop_rng = random.Random(None if settings.seed is None else settings.seed + 1)
+        #: saved documents of shops whose key has not been used yet in this process
+        self._saved: dict[str, list[tuple[str, str, Doc]]] = {}
+        for ident, collection, key, doc in self.persistence.load():
+            self._saved.setdefault(ident, []).append((collection, key, doc))
+        for keys in settings.shops:
+            self._add_shop(keys)
+
+    def _restore(self, shop: Shop) -> None:
+        for collection, key, doc in self._saved.pop(shop.ident, []):
+            shop.restore(collection, key, doc)
+        shop.pending = deque(sorted(shop.pending, key=lambda op: op["_seq"]))
+
+    def _new_shop(self, key: str) -> Shop:
+        ident = _ident(key)
+        shop = Shop(ident, len(self._by_ident) + 1, self.persistence)
+        self._by_ident[ident] = shop
+        self._restore(shop)
+        return shop
+
+    def _add_shop(self, keys: ShopKeys) -> Shop:
+        shop = self._new_shop(keys.key)
+        self._by_key[keys.key] = shop
+        if keys.kpi_key:
+            self._by_kpi_key[keys.kpi_key] = shop
+        return shop
+
+    def shop_for(self, key: str, *, kpi: bool) -> Shop | None:
+        """The shop a key opens, or None. With ``accept_any_key`` a new well-formed key opens
+        a new, empty shop of its own (handy for isolated tests)."""
+        table = self._by_kpi_key if kpi else self._by_key
+        shop = table.get(key)
+        if shop is None and self.settings.accept_any_key:
+            pattern = KPI_KEY_PATTERN if kpi else GENERAL_KEY_PATTERN
+            if pattern.match(key):
+                shop = self._add_shop(ShopKeys(key=key)) if not kpi else self._kpi_only(key)
+        return shop
+
+    def _kpi_only(self, key: str) -> Shop:
+        shop = self._new_shop(key)
+        self._by_kpi_key[key] = shop
+        return shop
+
+    def shops(self) -> list[Shop]:
+        return list(self._by_ident.values())
+
+    def visible_at(self) -> float:
+        """When a write accepted now becomes readable."""
+        return time.time() + self.settings.visibility_delay
+
+    def drops(self) -> bool:
+        """Whether to drop the next accepted write item (accept it, never apply it)."""
+        rate = self.settings.drop_rate
+        return rate > 0 and self.drop_rng.random() < rate

@@ -14,7 +14,7 @@ from sandbox.marketing.errors import ApiError
 from sandbox.marketing.faults import FaultInjection
 from sandbox.marketing.http import OrjsonResponse, shop
 from sandbox.marketing.persistence import InMemory, SqliteFile
-from sandbox.marketing.routes import data_sources, sync
+from sandbox.marketing.routes import contacts, data_sources, shop_connection, sync
 from sandbox.marketing.settings import SandboxSettings
 from sandbox.marketing.store import Shop, Store
 
@@ -84,7 +84,7 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
             "data": {"writes": counted, "stored": stored, "pending": len(the_shop.pending)},
         }
 
-    for module in (data_sources, sync):
+    for module in (data_sources, sync, contacts, shop_connection):
         app.include_router(module.router)
 
     return app

@@ -136,9 +136,13 @@ class _Parser:
         good = [self.field_name(n, where) for n in dict.fromkeys(names)]
         return [n for n in good if n is not None] or None
 
-    def criteria(self, raw: Any, where: str) -> list[tuple[str, Mapping[str, Any]]]:
-        """Flatten every encoding of ``order``/``filters`` into labelled objects."""
-        found: list[tuple[str, Mapping[str, Any]]] = []
+    def criteria(self, raw: Any, where: str) -> list[tuple[str, Mapping[str, Any] | None]]:
+        """Flatten every encoding of ``order``/``filters`` into labelled objects.
+
+        A criterion already reported as unreadable is kept as None so that the labels of
+        the following ones still match their positions.
+        """
+        found: list[tuple[str, Mapping[str, Any] | None]] = []
 
         def add(item: Any, from_json: bool) -> None:
             label = f"{where}[{len(found)}]"
@@ -152,7 +156,7 @@ class _Parser:
                         f"{label}: malformed JSON ({exc}); expected an object like "
                         '{"field": "...", ...} or bracket notation'
                     )
-                    found.append((label, {}))  # keeps later labels aligned with positions
+                    found.append((label, None))
                     return
                 for element in decoded if isinstance(decoded, list) else [decoded]:
                     add(element, True)
@@ -160,7 +164,7 @@ class _Parser:
                 found.append((label, item))
             else:
                 self.problems.append(f"{label}: expected an object, got {_show(item)}")
-                found.append((label, {}))
+                found.append((label, None))
 
         if raw is None:
             return found
@@ -174,7 +178,7 @@ class _Parser:
     def orders(self, raw: Any, where: str) -> list[OrderBy]:
         result: list[OrderBy] = []
         for label, crit in self.criteria(raw, where):
-            if not crit:
+            if crit is None:
                 continue
             name = self.field_name(crit.get("field"), label)
             kind = crit.get("type")
@@ -188,7 +192,7 @@ class _Parser:
     def filters(self, raw: Any, where: str) -> list[Filter]:
         result: list[Filter] = []
         for label, crit in self.criteria(raw, where):
-            if crit:
+            if crit is not None:
                 parsed = self.one_filter(crit, label)
                 if parsed is not None:
                     result.append(parsed)
@@ -294,7 +298,7 @@ def parse_list_query(params: Mapping[str, Any], allowed_fields: Sequence[str]) -
 
 
 def parse_event_settings(
-    settings: str | None, fields: Any, allowed_fields: Sequence[str]
+    settings: str | Mapping[str, Any] | None, fields: Any, allowed_fields: Sequence[str]
 ) -> ListQuery:
     """Validate ``GET /v1/events[/histories]``: a JSON ``settings`` object plus ``fields``.
 
@@ -306,14 +310,13 @@ def parse_event_settings(
         ApiError: 400 listing every problem found.
     """
     p = _Parser(allowed_fields)
-    decoded: Any = {}
-    if isinstance(settings, str) and settings.strip():
+    decoded: Any = {} if settings is None else settings
+    if isinstance(settings, str):
         try:
-            decoded = json.loads(settings)
+            decoded = json.loads(settings) if settings.strip() else {}
         except ValueError as exc:
             p.problems.append(f"settings: malformed JSON ({exc})")
-    elif settings is not None and settings != "":
-        decoded = settings
+            decoded = {}
     if not isinstance(decoded, Mapping):
         p.problems.append(f"settings must be a JSON object, got {_show(decoded)}")
         decoded = {}
@@ -607,3 +610,9 @@ def list_envelope(page: list[dict[str, Any]], total: int, q: ListQuery) -> dict[
             .replace("+00:00", "Z"),
         },
     }
+
+
+def record_filter(q: ListQuery) -> Callable[[Record], bool]:
+    """The filters of ``q`` as one predicate (segments use it to pick their contacts)."""
+    predicate = _combine([_compile(f) for f in q.filters], [_compile(f) for f in q.or_filters])
+    return predicate or (lambda record: True)

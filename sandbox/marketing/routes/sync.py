@@ -13,19 +13,15 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import ValidationError
 
+from connectors.marketing.query import OrderBy
 from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
+from sandbox.marketing.contacts import derive_contact, forget_contact
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
 from sandbox.marketing.http import json_body, json_object, ok, query, shop, store_of
 from sandbox.marketing.listing import apply_list_query, list_envelope, parse_list_query
 from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
 from sandbox.marketing.store import Doc, Shop, Store, applier, now_iso
-from sandbox.marketing.views import (
-    CONTACT_FIELDS,
-    contact_view,
-    reader,
-    selectable_fields,
-)
-from connectors.marketing.query import OrderBy
+from sandbox.marketing.views import reader, selectable_fields
 
 router = APIRouter()
 
@@ -186,8 +182,8 @@ def _apply_save(shop: Shop, op: Doc) -> None:
     collection.put(op["key"], doc)
     if op["resource"] == "customers":
         if existing and existing["email"].lower() != doc["email"].lower():
-            _forget_contact(shop, existing["email"])
-        _derive_contact(shop, doc)
+            forget_contact(shop, existing["email"])
+        derive_contact(shop, doc)
 
 
 @applier("sync.delete")
@@ -204,50 +200,7 @@ def _apply_delete(shop: Shop, op: Doc) -> None:
             continue
         collection.delete(key)
         if resource.name == "customers":
-            _forget_contact(shop, doc["email"])
-
-
-def _derive_contact(shop: Shop, customer: Doc) -> None:
-    """The service keeps one contact per email, made from the customers pushed with it."""
-    contacts = shop.collection("contacts")
-    email = customer["email"].lower()
-    now = now_iso()
-    contact = contacts.get(email) or {
-        "id_shop_contact": shop.next_id("contacts"),
-        "created_at": now,
-        "_created_seq": shop.next_id("_contacts_seq"),
-    }
-    opt_in = bool(customer.get("is_opt_in"))
-    active = bool(customer.get("is_active"))
-    contact.update(
-        id_customer_shop=customer["customer_id"],
-        id_shop_customer=customer["id"],
-        contact_data_email=customer["email"],
-        contact_data_sms=customer.get("phone_number"),
-        contact_first_name=customer.get("first_name"),
-        contact_last_name=customer.get("last_name"),
-        contact_birthday=customer.get("birth_date"),
-        contact_lang=customer.get("lang"),
-        optin_data_email=opt_in,
-        optin_data_sms=False,
-        can_receive_email=opt_in and active,
-        can_receive_sms=bool(customer.get("phone_number")) and active,
-        can_receive_push=False,
-        is_registered=True,
-        is_billable=active,
-        do_not_charge=False,
-        active=active,
-        created_on_shop_at=customer.get("created_at"),
-        updated_at=now,
-    )
-    contacts.put(email, contact)
-
-
-def _forget_contact(shop: Shop, email: str) -> None:
-    """Drop the contact of ``email`` once no customer carries that email any more."""
-    email = email.lower()
-    if not any(c["email"].lower() == email for c in shop.collection("customers").docs.values()):
-        shop.collection("contacts").delete(email)
+            forget_contact(shop, doc["email"])
 
 
 def _list(
@@ -363,33 +316,3 @@ async def get_order(order_id: str, the_shop: Shop = Depends(shop)) -> Any:
 @router.get("/v1/orders/reference/{reference}", tags=["orders"], summary="getOrderByReference")
 async def get_order_by_reference(reference: str, the_shop: Shop = Depends(shop)) -> Any:
     return _find(the_shop, SYNC_RESOURCES["orders"], "reference", reference)
-
-
-@router.get("/v1/contacts/all", tags=["contacts"], summary="listContacts")
-async def list_contacts(request: Request, the_shop: Shop = Depends(shop)) -> Any:
-    """Contacts derived from pushed customers, one per email."""
-    q = parse_list_query(query(request), CONTACT_FIELDS)
-    views = (contact_view(c) for c in the_shop.collection("contacts").docs.values())
-    page, total = apply_list_query(
-        views, q, default_order=[OrderBy(field="id_shop_contact", type="asc")]
-    )
-    return list_envelope(page, total, q)
-
-
-@router.get("/v1/contacts", tags=["contacts"], summary="getContact")
-async def get_contact(request: Request, the_shop: Shop = Depends(shop)) -> Any:
-    """One contact by exactly one of id_shop_contact, id_customer_shop, contact_data_email."""
-    params = query(request)
-    given = {k: params[k] for k in ("id_shop_contact", "id_customer_shop", "contact_data_email")
-             if k in params}
-    if len(given) != 1:
-        raise ApiError(
-            400,
-            "Give exactly one of id_shop_contact, id_customer_shop, contact_data_email",
-        )
-    (field, value), = given.items()
-    for contact in the_shop.collection("contacts").docs.values():
-        stored = contact.get(field)
-        if stored is not None and str(stored).lower() == str(value).lower():
-            return ok(contact_view(contact))
-    raise not_found(f"Contact with {field} {value!r}")

@@ -1,0 +1,37 @@
+"""The shop connection: the shop's defaults (currency, languages, time zone, URLs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sandbox.marketing.errors import ApiError, describe_validation_error
+from sandbox.marketing.http import json_object, ok, shop
+from sandbox.marketing.store import Shop, now_iso
+
+router = APIRouter(tags=["shop"])
+
+
+class ShopConnection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    default_currency: str = Field(pattern=r"^[A-Z]{3}$")
+    default_lang: str
+    langs: list[str] = Field(min_length=1)
+    timezone: str
+    url_client: str
+    ecommerce_version: str | None = None
+    module_version: str | None = None
+
+
+@router.post("/v1/shop/connection", summary="connectShop")
+async def connect_shop(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+    try:
+        body = ShopConnection.model_validate(await json_object(request))
+    except ValidationError as exc:
+        raise ApiError(400, describe_validation_error(exc)) from None
+    doc = {"id_shop": the_shop.shop_id, **body.model_dump(), "updated_at": now_iso()}
+    the_shop.collection("shop").put("connection", doc)
+    return ok(doc)

@@ -106,9 +106,7 @@ def kpi_api(sandbox: RunningSandbox) -> httpx.Client:
     return sandbox.client(new_kpi_key())
 
 
-@pytest.fixture
-def start() -> Iterator[Callable[..., RunningSandbox]]:
-    """Start sandboxes with their own options; all are stopped after the test."""
+def _starter() -> Iterator[Callable[..., RunningSandbox]]:
     started: list[RunningSandbox] = []
 
     def _start(*args: str) -> RunningSandbox:
@@ -119,6 +117,18 @@ def start() -> Iterator[Callable[..., RunningSandbox]]:
     yield _start
     for running in started:
         running.stop()
+
+
+@pytest.fixture
+def start() -> Iterator[Callable[..., RunningSandbox]]:
+    """Start sandboxes with their own options; all are stopped after the test."""
+    yield from _starter()
+
+
+@pytest.fixture(scope="module")
+def start_for_module() -> Iterator[Callable[..., RunningSandbox]]:
+    """Like ``start``, for sandboxes shared by the tests of one module."""
+    yield from _starter()
 
 
 @pytest.fixture

@@ -12,9 +12,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.faults import FaultInjection
+from sandbox.marketing.openapi import describe
 from sandbox.marketing.http import OrjsonResponse, shop
 from sandbox.marketing.persistence import InMemory, SqliteFile
-from sandbox.marketing.routes import contacts, data_sources, shop_connection, sync
+from sandbox.marketing.routes import (
+    contacts,
+    custom_data,
+    data_sources,
+    events,
+    kpis,
+    shop_connection,
+    sync,
+)
 from sandbox.marketing.settings import SandboxSettings
 from sandbox.marketing.store import Shop, Store
 
@@ -45,6 +54,7 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
         default_response_class=OrjsonResponse,
     )
     app.state.store = store
+    app.openapi = lambda: describe(app)  # type: ignore[method-assign]
     app.add_middleware(FaultInjection, store=store)
 
     @app.exception_handler(ApiError)
@@ -84,7 +94,7 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
             "data": {"writes": counted, "stored": stored, "pending": len(the_shop.pending)},
         }
 
-    for module in (data_sources, sync, contacts, shop_connection):
+    for module in (data_sources, sync, contacts, shop_connection, events, custom_data, kpis):
         app.include_router(module.router)
 
     return app

@@ -1,4 +1,4 @@
-"""Custom data definitions and the typed values of their records, without HTTP.
+"""Custom data definitions and the typed values of their records, without HTTP routes.
 
 A definition declares typed fields; every record value is checked against its field's type
 here, so the definition routes (defaults) and the record routes (items) agree on what a
@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
+
+from sandbox.marketing.errors import ApiError, describe_validation_error
 
 FieldType = Literal[
     "bool", "text", "longtext", "number", "decimal", "list", "date", "datetime", "json",
@@ -85,8 +88,7 @@ class Relationship(BaseModel):
 
 
 def _duplicates(names: list[str]) -> list[str]:
-    seen: set[str] = set()
-    return sorted({n for n in names if n in seen or seen.add(n)})  # type: ignore[func-returns-value]
+    return sorted({n for n in names if names.count(n) > 1})
 
 
 class DefinitionIn(BaseModel):
@@ -167,17 +169,16 @@ def _geolocation(value: Any) -> str | None:
 
 
 def _list(value: Any, options: list[Any] | None) -> str | None:
+    chosen = value if isinstance(value, list) else [value]
+    if any(isinstance(v, list | dict) for v in chosen):
+        return "list elements must be scalars (strings, numbers, booleans)"
     if options:
-        chosen = value if isinstance(value, list) else [value]
-        wrong = [v for v in chosen if v not in options or isinstance(v, bool) != any(
-            isinstance(o, bool) and o == v for o in options)]
-        if wrong:
-            return f"{wrong[0]!r} is not one of the options {options!r}"
-        return None
+        # booleans apart: in Python True == 1, but the option 1 is not the option true
+        allowed = {(isinstance(o, bool), o) for o in options}
+        wrong = [v for v in chosen if (isinstance(v, bool), v) not in allowed]
+        return f"{wrong[0]!r} is not one of the options {options!r}" if wrong else None
     if not isinstance(value, list):
         return f"expected an array, got {_kind(value)}"
-    if any(isinstance(v, list | dict) for v in value):
-        return "list elements must be scalars (strings, numbers, booleans)"
     return None
 
 
@@ -212,7 +213,7 @@ def type_error(field: dict[str, Any], value: Any) -> str | None:
     if kind == "number":
         if _is_number(value) and float(value).is_integer():
             return None
-        return f"expected an integer, got {got if not _is_number(value) else value!r}"
+        return f"expected an integer, got {repr(value) if _is_number(value) else got}"
     if kind == "decimal":
         return None if _is_number(value) else f"expected a number, got {got}"
     if kind == "list":
@@ -257,6 +258,9 @@ def check_record(
     for key, value in raw.items():
         if key in allowed_extra:
             continue
+        if key == "id":
+            errors.append("id: is assigned by the service; update a record by id with PUT")
+            continue
         field = fields.get(key)
         if field is None:
             errors.append(
@@ -287,3 +291,73 @@ def check_record(
             if values.get(key) is None and f"{key}: is required" not in errors:
                 errors.append(f"{key}: is required (it is a unique key of this definition)")
     return values, errors
+
+
+def record_id(raw: Any) -> int | None:
+    """A record id from JSON or a query string: a positive integer, or None."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int) and raw >= 1:
+        return raw
+    if isinstance(raw, str) and raw.isdigit() and int(raw) >= 1:
+        return int(raw)
+    return None
+
+
+def resolve_relations(
+    definition: dict[str, Any],
+    values: dict[str, Any],
+    contacts: dict[str, dict[str, Any]],
+    customers: Iterable[dict[str, Any]],
+) -> dict[str, Any]:
+    """``values`` with each resolver ``{by, value}`` replaced by the related contact's (or
+    customer's, when the relationship targets customers) ``targetField``; null when nobody
+    matches. ``contacts`` are keyed by lowercased email, as the store keeps them."""
+    relations = {r["sourceField"]: r for r in definition.get("relationships", [])}
+    resolved = dict(values)
+    for name, value in values.items():
+        if not (isinstance(value, dict) and "by" in value and name in relations):
+            continue
+        by, wanted = value["by"], str(value["value"])
+        if by == "email":
+            target = contacts.get(wanted.lower())
+        else:
+            key = "id_shop_contact" if by == "id_contact" else "id_customer_shop"
+            target = next((c for c in contacts.values() if str(c.get(key)) == wanted), None)
+        relation = relations[name]
+        if target is not None and relation["targetSchema"] == "customers":
+            customer_id = target.get("id_customer_shop")
+            target = next((c for c in customers if c.get("customer_id") == customer_id), None)
+        resolved[name] = target.get(relation["targetField"]) if target else None
+    return resolved
+
+
+# --- request bodies of the override priorities ---------------------------------------------
+
+MAX_OVERRIDES_PER_FIELD = 3
+"""Overrides per (target_schema, system_field) pair (spec, Limits)."""
+
+
+class OverrideIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id_custom_data_definition: Annotated[int, Field(strict=True, ge=1)]
+    custom_field_name: str = Field(min_length=1)
+    priority: Annotated[int, Field(strict=True, ge=1)]
+
+
+class OverridesIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    overrides: list[OverrideIn]
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validated(model: type[M], body: Any) -> M:
+    """``body`` as ``model``, or a 400 naming every problem."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        raise ApiError(400, describe_validation_error(exc)) from None

@@ -1,15 +1,19 @@
 """The sandbox's listing engine: parse listing parameters, filter, sort, paginate, project.
 
 Pure Python, no HTTP framework: the HTTP layer decodes the raw query string with
-``qs_codec.decode(query, DecodeOptions(list_limit=1000))`` (Node's ``qs``, as the real
-Express/NestJS service does) and hands the result to :func:`parse_list_query`, or the
-``settings`` / ``fields`` parameters to :func:`parse_event_settings`.
+``qs_codec.decode(query, DecodeOptions(list_limit=1000, ...))`` (a port of Node's ``qs``,
+which the real Express/NestJS service uses; see ``sandbox.marketing.http.QS_OPTIONS``) and
+hands the result to :func:`parse_list_query`, or the ``settings`` / ``fields`` parameters
+to :func:`parse_event_settings`. Indices qs leaves as dict keys (sparse, or past
+``list_limit``) are put back in order here.
 
 Accepted encodings of ``filters``, ``orFilters`` and ``order``: one JSON object per repeated
-parameter, a JSON array in one parameter, bracket notation (``filters[0][field]=..``), or a
-mix; ``values`` may be a scalar, an array, or a comma-separated string (split only for
-IN/NOT_IN/BETWEEN/NOT_BETWEEN, so a single value may contain commas); ``value`` is accepted
-in place of ``values``. Every problem is collected and raised as one ``ApiError(400, [...])``.
+parameter, a JSON array in one parameter, or bracket notation (``filters[0][field]=..``).
+Different parameters may use different encodings; within one parameter qs itself cannot
+merge a JSON occurrence with bracket ones reliably. ``values`` may be a scalar, an array,
+or a comma-separated string (split only for IN/NOT_IN/BETWEEN/NOT_BETWEEN, so a single
+value may contain commas); ``value`` is accepted in place of ``values``. Every problem is
+collected and raised as one ``ApiError(400, [...])``.
 
 Filter semantics (record value ``r``, filter values ``v``):
 
@@ -27,6 +31,9 @@ Filter semantics (record value ``r``, filter values ``v``):
 * ``r`` a list (``group_ids``, ``category_ids``): the positive operators match when any
   element matches; NOT_EQUALS, NOT_IN, NOT_CONTAINS and NOT_BETWEEN match when no element
   matches the positive counterpart.
+
+Sorting is stable and total over mixed values: nulls, booleans, numbers, timestamps (by
+instant, whatever their spelling), then text by code point; ``desc`` reverses it all.
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ __all__ = [
     "list_envelope",
     "parse_event_settings",
     "parse_list_query",
+    "record_filter",
 ]
 
 EVENT_SETTINGS_KEYS = ("limit", "offset", "order", "filter")
@@ -78,9 +86,6 @@ class ListQuery:
     order: list[OrderBy] = field(default_factory=list)
     filters: list[Filter] = field(default_factory=list)
     or_filters: list[Filter] = field(default_factory=list)
-
-
-# --- parsing -------------------------------------------------------------------------------
 
 
 class _Parser:
@@ -337,9 +342,6 @@ def parse_event_settings(
     return query
 
 
-# --- matching ------------------------------------------------------------------------------
-
-
 def _text(value: Any) -> str:
     """A value's JSON spelling, the common ground when types cannot be reconciled."""
     if isinstance(value, str):
@@ -538,9 +540,6 @@ def _combine(
     if not musts:
         return lambda r: any(a(r) for a in anys)
     return lambda r: all(m(r) for m in musts) and any(a(r) for a in anys)
-
-
-# --- sorting, paging, projection -----------------------------------------------------------
 
 
 def _sort_key(name: str) -> Callable[[Record], tuple[Any, ...]]:

@@ -25,6 +25,7 @@ from sandbox.marketing.listing import (
     list_envelope,
     parse_event_settings,
     parse_list_query,
+    record_filter,
 )
 
 DECODE = DecodeOptions(list_limit=1000)
@@ -146,7 +147,8 @@ OPERATOR_CASES = [
     pytest.param(criterion("note", "LIKE", "(50%"), [5], id="LIKE-regex-chars-are-literal"),
     pytest.param(criterion("amount", "BETWEEN", [9, 10]), [1, 2], id="BETWEEN-inclusive"),
     pytest.param(
-        criterion("created_at", "BETWEEN", ["2024-01-01", "2024-02-01"]), [1, 2],
+        criterion("created_at", "BETWEEN", ["2024-01-01", "2024-02-01"]),
+        [1, 2],
         id="BETWEEN-datetimes",
     ),
     pytest.param(criterion("amount", "NOT_BETWEEN", [0, 50]), [3, 5], id="NOT_BETWEEN"),
@@ -266,8 +268,10 @@ def test_filters_and_or_filters_combine_as_all_and_any(encoding: str) -> None:
 
 
 def test_encodings_mix_across_parameters() -> None:
-    query = json_encoded("filters", [criterion("is_active", "EQUALS", True)]) + "&" + (
-        bracket_encoded("orFilters", [criterion("amount", "LESS_THAN", 0)])
+    query = (
+        json_encoded("filters", [criterion("is_active", "EQUALS", True)])
+        + "&"
+        + (bracket_encoded("orFilters", [criterion("amount", "LESS_THAN", 0)]))
     )
     assert ids(query) == [5]
 
@@ -324,7 +328,8 @@ def test_without_fields_every_field_is_returned_as_a_copy() -> None:
         ),
         pytest.param(
             # text sorts by code point: upper case first, "ann@" before "anna@"
-            "order=" + quote(json.dumps([{"field": "email", "type": "asc"}])), [3, 1, 5, 2, 4],
+            "order=" + quote(json.dumps([{"field": "email", "type": "asc"}])),
+            [3, 1, 5, 2, 4],
             id="json-array",
         ),
     ],
@@ -349,7 +354,9 @@ def test_sort_is_stable_on_equal_keys() -> None:
         pytest.param("limit=2&offset=50", [], 5, id="offset-past-end"),
         pytest.param(f"limit={MAX_LIMIT}", [1, 2, 3, 4, 5], 5, id="max-limit"),
         pytest.param(
-            "limit=1&offset=1&" + by_hand("is_active", "EQUALS", "[value]=true"), [3], 3,
+            "limit=1&offset=1&" + by_hand("is_active", "EQUALS", "[value]=true"),
+            [3],
+            3,
             id="total-counts-matches-not-page",
         ),
     ],
@@ -450,7 +457,8 @@ def test_unknown_field_suggests_a_close_name() -> None:
     [
         pytest.param("SIMILAR", "unknown operator 'SIMILAR'", id="made-up"),
         pytest.param(
-            "equals", "unknown operator 'equals' (operators are uppercase: 'EQUALS')",
+            "equals",
+            "unknown operator 'equals' (operators are uppercase: 'EQUALS')",
             id="lowercase",
         ),
         pytest.param("", "missing operator", id="empty"),
@@ -467,30 +475,36 @@ def test_unknown_operator_is_named_with_the_valid_ones(operator: str, fragment: 
     [
         pytest.param(
             criterion("lang", "EQUALS", ["en", "fr"]),
-            "filters[0]: EQUALS takes a single value, got 2", id="single-value-operator-given-two",
+            "filters[0]: EQUALS takes a single value, got 2",
+            id="single-value-operator-given-two",
         ),
         pytest.param(
             criterion("amount", "BETWEEN", [1]),
-            "filters[0]: BETWEEN needs exactly 2 values, got 1", id="between-one",
+            "filters[0]: BETWEEN needs exactly 2 values, got 1",
+            id="between-one",
         ),
         pytest.param(
             criterion("amount", "NOT_BETWEEN", "1,2,3"),
-            "filters[0]: NOT_BETWEEN needs exactly 2 values, got 3", id="not-between-three",
+            "filters[0]: NOT_BETWEEN needs exactly 2 values, got 3",
+            id="not-between-three",
         ),
         pytest.param(
             criterion("lang", "IN", []), "filters[0]: IN needs at least one value", id="in-empty"
         ),
         pytest.param(
-            criterion("lang", "NOT_IN", ""), "filters[0]: NOT_IN needs at least one value",
+            criterion("lang", "NOT_IN", ""),
+            "filters[0]: NOT_IN needs at least one value",
             id="not-in-empty-string",
         ),
         pytest.param(
             criterion("amount", "LESS_THAN", None),
-            "filters[0]: LESS_THAN cannot compare with null", id="comparison-with-null",
+            "filters[0]: LESS_THAN cannot compare with null",
+            id="comparison-with-null",
         ),
         pytest.param(
             criterion("lang", "EQUALS", {"a": 1}),
-            "filters[0]: values must be scalars, got {\"a\": 1}", id="object-value",
+            'filters[0]: values must be scalars, got {"a": 1}',
+            id="object-value",
         ),
         pytest.param(
             {"operator": "EQUALS", "values": 1}, "filters[0]: missing field", id="no-field"
@@ -500,7 +514,8 @@ def test_unknown_operator_is_named_with_the_valid_ones(operator: str, fragment: 
         ),
         pytest.param(
             {"field": "lang", "operator": "EQUALS", "value": "en", "values": "en"},
-            "filters[0]: give either values or value, not both", id="value-and-values",
+            "filters[0]: give either values or value, not both",
+            id="value-and-values",
         ),
     ],
 )
@@ -516,15 +531,17 @@ def test_malformed_filter_is_a_400(crit: dict[str, Any], message: str) -> None:
         pytest.param("filters=42", "filters[0]: expected an object, got 42", id="json-not-object"),
         pytest.param(
             "order[0][field]=id&order[0][type]=DESC",
-            "order[0]: type must be 'asc' or 'desc' (lowercase), got 'DESC'", id="order-uppercase",
+            "order[0]: type must be 'asc' or 'desc' (lowercase), got 'DESC'",
+            id="order-uppercase",
         ),
         pytest.param(
-            "order[0][field]=id", "order[0]: type must be 'asc' or 'desc' (lowercase), missing",
+            "order[0][field]=id",
+            "order[0]: type must be 'asc' or 'desc' (lowercase), missing",
             id="order-no-type",
         ),
         pytest.param(
             by_hand("id", "EQUALS", "[value]=1&filters[0][field]=lang"),
-            "filters[0]: field must be a single string, got [\"id\", \"lang\"]",
+            'filters[0]: field must be a single string, got ["id", "lang"]',
             id="field-twice",
         ),
     ],
@@ -575,6 +592,18 @@ def test_parsed_query_is_typed() -> None:
         order=[OrderBy(field="id", type="desc")],
         filters=[Filter(field="amount", operator=Operator.BETWEEN, values=["1", "2"])],
     )
+
+
+def test_record_filter_is_the_filtering_part_alone() -> None:
+    q = parse_list_query(
+        {
+            "filters": [criterion("is_active", "EQUALS", True)],
+            "orFilters": [criterion("lang", "IN", ["en", "de"])],
+        },
+        ALLOWED,
+    )
+    assert [r["id"] for r in RECORDS if record_filter(q)(r)] == [1, 5]
+    assert all(record_filter(ListQuery())(r) for r in RECORDS)
 
 
 def event_query(settings: dict[str, Any], fields: str = "") -> ListQuery:

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from connectors.marketing.query import OrderBy
 from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
+from connectors.marketing.samples import sample_item
 from sandbox.marketing.contacts import derive_contact, forget_contact
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
 from sandbox.marketing.http import json_body, json_object, ok, query, shop, store_of
@@ -225,10 +226,31 @@ def _find(shop: Shop, resource: SyncResource, field: str, value: str) -> dict[st
     raise not_found(f"{resource.name[:-1].capitalize()} with {field} {value!r}")
 
 
+def _write_body(resource: SyncResource) -> dict[str, Any]:
+    """The OpenAPI request body of a bulk write (items are validated one by one, so the
+    route takes raw JSON and the schema is only declared)."""
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "array",
+                        "maxItems": resource.max_batch,
+                        "items": {"$ref": f"#/components/schemas/{resource.model.__name__}"},
+                    },
+                    "example": [sample_item(resource.name)],
+                }
+            },
+        }
+    }
+
+
 def _register(resource: SyncResource) -> None:
     """Add the write, delete and read routes of one sync resource."""
     name = resource.name
     tags = [name]
+    body = _write_body(resource)
     nested = resource.parent_field is not None
     base = "/v1/" + resource.route
 
@@ -241,6 +263,7 @@ def _register(resource: SyncResource) -> None:
         router.add_api_route(
             f"/v1/{resource.bulk_route}", save_across, methods=["POST"], tags=tags,
             summary=f"save {name} across parents (items carry {resource.parent_field})",
+            openapi_extra=body,
         )
 
         async def save(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
@@ -273,11 +296,13 @@ def _register(resource: SyncResource) -> None:
 
     max_note = f"a JSON array of at most {resource.max_batch} items"
     router.add_api_route(
-        base, save, methods=["POST"], tags=tags, summary=f"save {name} ({max_note})"
+        base, save, methods=["POST"], tags=tags, summary=f"save {name} ({max_note})",
+        openapi_extra=body,
     )
     router.add_api_route(
         base, update, methods=["PUT"], tags=tags,
         summary=f"update existing {name} ({max_note}; unknown ids are rejected)",
+        openapi_extra=body,
     )
     router.add_api_route(
         f"{base}/bulk-delete", delete, methods=["POST"], tags=tags,

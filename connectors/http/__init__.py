@@ -1,0 +1,1 @@
+"""HTTP plumbing shared by every connector: the one retry policy, Retry-After, secrets."""

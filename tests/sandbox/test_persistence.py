@@ -1,0 +1,47 @@
+"""--data FILE keeps a sandbox's state across restarts."""
+
+from __future__ import annotations
+
+import time
+
+from connectors.marketing.samples import sample_item
+
+
+def test_state_survives_a_restart_with_the_same_data_file(start, tmp_path):
+    data = str(tmp_path / "sandbox.sqlite")
+    first = start("--data", data, "--visibility-delay", "0")
+    client = first.client()
+    client.post("/customers", json=[sample_item("customers")])
+    source = client.post("/data-sources", json={"label": "POS"}).json()["data"]
+    assert len(client.get("/customers").json()["data"]) == 1
+    first.stop()
+
+    again = start("--data", data, "--visibility-delay", "0").client()
+
+    assert [c["customer_id"] for c in again.get("/customers").json()["data"]] == ["c-1001"]
+    assert len(again.get("/contacts/all").json()["data"]) == 1
+    labels = [d["label"] for d in again.get("/data-sources").json()["data"]]
+    assert labels == ["Default", "POS"]
+    second = again.post("/data-sources", json={"label": "Marketplace"}).json()["data"]
+    assert second["id_data_source"] == source["id_data_source"] + 1
+
+
+def test_writes_pending_at_shutdown_are_applied_after_restart(start, tmp_path):
+    data = str(tmp_path / "sandbox.sqlite")
+    first = start("--data", data, "--visibility-delay", "0.5")
+    first.client().post("/orders-carriers", json=[sample_item("carriers")])
+    first.stop()
+
+    again = start("--data", data, "--visibility-delay", "0.5").client()
+    time.sleep(0.6)
+    assert [c["carrier_id"] for c in again.get("/orders-carriers").json()["data"]] == ["k1"]
+
+
+def test_the_data_file_does_not_hold_the_key(start, tmp_path):
+    data = tmp_path / "sandbox.sqlite"
+    running = start("--data", str(data), "--key", "shopAAAA.secret-in-file")
+    running.client("shopAAAA.secret-in-file").post("/customers", json=[sample_item("customers")])
+    running.stop()
+    stored = data.read_bytes()
+    assert b"c-1001" in stored
+    assert b"secret-in-file" not in stored

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
-from sandbox.marketing.settings import DEFAULT_KEY, DEFAULT_KPI_KEY
+from sandbox.marketing.settings import DEFAULT_KEY
 
 _BANNER = re.compile(r"Marketing API at (http://[^\s]+/v1)")
 
@@ -36,6 +36,10 @@ class RunningSandbox:
         client = httpx.Client(base_url=self.base_url, headers=headers, timeout=30, **kwargs)
         self.clients.append(client)
         return client
+
+    def new_shop(self) -> httpx.Client:
+        """A client of a new, empty shop (the sandbox must run with ``--accept-any-key``)."""
+        return self.client(new_key())
 
     def stop(self) -> None:
         for client in self.clients:

@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
-from sandbox.marketing.errors import ApiError, describe_validation_error
+from sandbox.marketing.errors import ApiError, describe_validation_error, json_type
 
 FieldType = Literal[
     "bool", "text", "longtext", "number", "decimal", "list", "date", "datetime", "json",
@@ -107,7 +107,8 @@ class DefinitionIn(BaseModel):
         names = [f.name for f in self.fields]
         problems = [f"fields: the name '{n}' is declared twice" for n in _duplicates(names)]
         problems += [
-            f"unique_keys: '{k}' is not a declared field (fields: {', '.join(names)})"
+            f"unique_keys: '{k}' is not a declared field"
+            f" (fields: {', '.join(dict.fromkeys(names))})"
             for k in self.unique_keys if k not in names
         ]
         problems += [f"unique_keys: '{k}' is listed twice" for k in _duplicates(self.unique_keys)]
@@ -133,19 +134,6 @@ class ExtendIn(BaseModel):
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _kind(value: Any) -> str:
-    """A value's JSON type name, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _geolocation(value: Any) -> str | None:
@@ -178,7 +166,7 @@ def _list(value: Any, options: list[Any] | None) -> str | None:
         wrong = [v for v in chosen if (isinstance(v, bool), v) not in allowed]
         return f"{wrong[0]!r} is not one of the options {options!r}" if wrong else None
     if not isinstance(value, list):
-        return f"expected an array, got {_kind(value)}"
+        return f"expected an array, got {json_type(value)}"
     return None
 
 
@@ -202,7 +190,7 @@ def _date(value: str) -> bool:
 def type_error(field: dict[str, Any], value: Any) -> str | None:
     """Why ``value`` (not null) is not a valid value of ``field``, or None when it is."""
     kind = field["type"]
-    got = _kind(value)
+    got = json_type(value)
     if kind == "bool":
         return None if isinstance(value, bool) else f"expected a boolean, got {got}"
     if kind in ("text", "longtext"):
@@ -250,7 +238,7 @@ def check_record(
     fields but may be present (``id`` on updates); they are left out of the values.
     """
     if not isinstance(raw, dict):
-        return {}, [f"item: must be a JSON object, got {_kind(raw)}"]
+        return {}, [f"item: must be a JSON object, got {json_type(raw)}"]
     fields = {f["name"]: f for f in definition["fields"]}
     relations = {r["sourceField"] for r in definition.get("relationships", [])}
     errors: list[str] = []

@@ -57,3 +57,16 @@ def describe_validation_error(exc: Any) -> list[str]:
             message = "is required"
         lines.append(f"{where}: {message}" if where else message)
     return lines
+
+
+def json_type(value: Any) -> str:
+    """A value's JSON type name, for messages that say what was sent instead."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"

@@ -53,7 +53,7 @@ from pydantic import (
     field_validator,
 )
 
-from sandbox.marketing.errors import describe_validation_error
+from sandbox.marketing.errors import describe_validation_error, json_type
 
 __all__ = [
     "CODE_NAME_RULE",
@@ -177,7 +177,7 @@ def _flatten_slots(properties: Mapping[str, Any]) -> tuple[dict[str, Any], list[
         if not isinstance(nested, Mapping):
             problems.append(
                 f'properties.{owner}: must be an object like {{"customData": [...]}},'
-                f" got {_json_type(nested)}"
+                f" got {json_type(nested)}"
             )
             continue
         for key, value in nested.items():
@@ -227,18 +227,6 @@ def target_of(payload: Mapping[str, Any]) -> Target:
     if isinstance(contact, Mapping):
         return Target("contact", contact.get("id"), contact.get("email"), contact.get("phone"))
     return Target("visitor", payload["visitor"]["id"])
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _schema_type(value: Any) -> str:
@@ -304,7 +292,7 @@ def _identifier(owner: Mapping[str, Any], where: str, key: str, problems: list[s
     if numeric_ok and isinstance(value, int) and not isinstance(value, bool):
         return True
     what = "an integer or a non-empty string" if numeric_ok else "a non-empty string"
-    shown = "empty string" if value == "" else _json_type(value)
+    shown = "empty string" if value == "" else json_type(value)
     problems.append(f"{where}.{key} must be {what}, got {shown}")
     return True
 
@@ -322,7 +310,7 @@ def _structure(payload: Mapping[str, Any]) -> tuple[dict[str, Mapping[str, Any] 
     for owner, keys in _TARGET_KEYS.items():
         target = payload.get(owner, {})
         if not isinstance(target, Mapping):
-            problems.append(f"{owner} must be an object, got {_json_type(target)}")
+            problems.append(f"{owner} must be an object, got {json_type(target)}")
             continue
         raw[f"{owner}.customData"] = target.get("customData", {})
         if owner not in payload:
@@ -339,7 +327,7 @@ def _structure(payload: Mapping[str, Any]) -> tuple[dict[str, Mapping[str, Any] 
     for slot in SLOTS:
         data = raw.get(slot)
         if slot in raw and not isinstance(data, Mapping):
-            problems.append(f"{slot} must be an object, got {_json_type(data)}")
+            problems.append(f"{slot} must be an object, got {json_type(data)}")
         slots[slot] = data if isinstance(data, Mapping) else None
     return slots, problems
 

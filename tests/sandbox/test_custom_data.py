@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -74,7 +75,8 @@ def test_definitions_are_listed_in_the_list_envelope_with_listing_parameters(api
     ("change", "message"),
     [
         pytest.param({"name": None}, "name:", id="name-required"),
-        pytest.param({"fields": [{"name": "x", "type": "money"}]}, "fields[0].type", id="unknown-type"),
+        pytest.param({"fields": [{"name": "x", "type": "money"}]}, "fields[0].type",
+                     id="unknown-type"),
         pytest.param({"unique_keys": ["sku"]}, "unique_keys: 'sku' is not a declared field",
                      id="unique-key-not-declared"),
         pytest.param({"fields": [{"name": "a", "type": "text"}, {"name": "a", "type": "bool"}],
@@ -87,9 +89,10 @@ def test_definitions_are_listed_in_the_list_envelope_with_listing_parameters(api
                                          "targetSchema": "x", "targetField": "id"}]},
                      "relationships[0].targetSchemaType", id="relationship-target-type"),
         pytest.param({"fields": [{"name": "n", "type": "number", "default": "3"}],
-                      "unique_keys": []}, "default: expected an integer", id="default-of-wrong-type"),
-        pytest.param({"fields": [{"name": "t", "type": "text", "options": ["a"]}], "unique_keys": []},
-                     "only list fields take options", id="options-on-text"),
+                      "unique_keys": []}, "default: expected an integer",
+                     id="default-of-wrong-type"),
+        pytest.param({"fields": [{"name": "t", "type": "text", "options": ["a"]}],
+                      "unique_keys": []}, "only list fields take options", id="options-on-text"),
         pytest.param({"fields": [{"name": "id", "type": "number"}], "unique_keys": []},
                      "'id' is reserved", id="id-is-reserved"),
         pytest.param({"colour": "red"}, "colour", id="unknown-key"),
@@ -147,7 +150,9 @@ def test_a_deactivated_definition_keeps_its_records_readable_but_refuses_writes(
 PRICE = {"target_system_schema": "products", "system_field_name": "price"}
 
 
-def put_overrides(api: httpx.Client, overrides: list[dict[str, Any]], **params: str) -> httpx.Response:
+def put_overrides(
+    api: httpx.Client, overrides: list[dict[str, Any]], **params: str
+) -> httpx.Response:
     return api.put("/custom-data-definitions/overrides", params=params or PRICE,
                    json={"overrides": overrides})
 
@@ -165,10 +170,11 @@ def test_overrides_replace_the_rows_of_their_pair_and_are_listed(api):
     put_overrides(api, [{"id_custom_data_definition": id_def, "custom_field_name": "promo",
                          "priority": 1}], target_system_schema="products",
                   system_field_name="price_discount")
-    listed = api.get("/custom-data-definitions/overrides",
-                     params={"filters": '{"field":"system_field","operator":"EQUALS","value":"price"}'})
+    only_price = '{"field": "system_field", "operator": "EQUALS", "value": "price"}'
+    listed = api.get("/custom-data-definitions/overrides", params={"filters": only_price})
     rows = listed.json()["data"]
-    assert sorted((r["custom_field_name"], r["priority"]) for r in rows) == [("b2b", 2), ("promo", 1)]
+    assert sorted((r["custom_field_name"], r["priority"]) for r in rows) == [
+        ("b2b", 2), ("promo", 1)]
     assert set(rows[0]) == {"id", "id_custom_data_definition", "custom_field_name",
                             "target_schema", "system_field", "priority"}
     assert listed.json()["meta"]["pagination"]["total_items"] == 2
@@ -293,6 +299,18 @@ def test_each_field_type_accepts_its_values_and_rejects_others(api, field, value
         assert records(api, id_definition)[0][field] == value
     else:
         assert result["rejected_items"][0]["errors"][0].startswith(f"{field}: ")
+
+
+def test_record_writes_are_accepted_at_once_and_readable_after_the_delay(start):
+    slow = start("--visibility-delay", "0.4").client()
+    id_definition = define(slow)["id"]  # definitions are configuration: visible at once
+    started = time.monotonic()
+    assert save(slow, id_definition, [review("r1")])["sent_count"] == 1
+    assert records(slow, id_definition) == []
+    while not records(slow, id_definition):
+        assert time.monotonic() - started < 5, "the record never became visible"
+        time.sleep(0.05)
+    assert time.monotonic() - started >= 0.4
 
 
 def test_a_required_field_cannot_be_null(api):

@@ -8,7 +8,8 @@ go through the shop's pending queue and become readable after the visibility del
 Save semantics of ``POST custom-data-records/{id_definition}``: when the definition has
 ``unique_keys``, an item whose unique-key values match an existing record updates that record
 (the fields it carries; the others keep their values), else it is inserted with a new
-auto-increment ``id``. Writes to a deactivated definition are refused with 400, reads work.
+auto-increment ``id``. ``PUT`` (items carry ``id``) and ``PATCH`` update by id and do not
+re-check unique keys. Writes to a deactivated definition are refused with 400, reads work.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sandbox.marketing.custom_fields import (
     resolve_relations,
     validated,
 )
+from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
 from sandbox.marketing.http import json_body, json_object, ok, query, shop, store_of
 from sandbox.marketing.listing import apply_list_query, list_envelope, parse_list_query
@@ -247,30 +249,14 @@ def _writable(shop: Shop, id_definition: int) -> Doc:
     return definition
 
 
-def _count(shop: Shop, **deltas: int) -> None:
-    """Feed ``/_sandbox/stats`` like the sync resources do."""
-    stats = shop.collection("_stats")
-    current = stats.get("custom_data_records") or {}
-    stats.put("custom_data_records",
-              {k: current.get(k, 0) + deltas.get(k, 0) for k in {*current, *deltas}})
-
-
 async def _write(request: Request, shop: Shop, id_definition: int, *, update: bool) -> Any:
     definition = _writable(shop, id_definition)
-    body = await json_body(request)
-    if not isinstance(body, list):
-        raise ApiError(400, "The body must be a JSON array of custom data records")
-    if len(body) > CUSTOM_DATA_RECORDS_MAX_BATCH:
-        raise ApiError(
-            400,
-            f"A custom data records batch holds at most {CUSTOM_DATA_RECORDS_MAX_BATCH} items;"
-            f" got {len(body)}. Split it into smaller requests.",
-        )
-    store = store_of(request)
+    batch = await read_batch(
+        request, what="custom data records", max_batch=CUSTOM_DATA_RECORDS_MAX_BATCH
+    )
     records = records_of(shop, id_definition)
-    apply_at = store.visible_at()
-    rejected, accepted, dropped = [], 0, 0
-    for index, raw in enumerate(body):
+
+    def check(index: int, raw: Any) -> tuple[Doc | None, list[str]]:
         extra = ("id",) if update else ()
         values, errors = check_record(definition, raw, partial=update, allowed_extra=extra)
         target = None
@@ -281,18 +267,12 @@ async def _write(request: Request, shop: Shop, id_definition: int, *, update: bo
             elif str(target) not in records:
                 errors.insert(0, f"id: no record with id {target} exists to update (use POST)")
         if errors:
-            rejected.append({"index": index, "item": raw, "errors": errors})
-            continue
-        accepted += 1
-        if store.drops():
-            dropped += 1
-            continue
+            return None, errors
         op = {"kind": "custom_data.save", "definition": id_definition, "id": target,
               "values": values}
-        shop.enqueue(op, apply_at)
-    _count(shop, accepted=accepted, rejected=len(rejected), dropped=dropped)
-    return {"statusCode": 200, "sent_count": accepted, "rejected_count": len(rejected),
-            "rejected_items": rejected}
+        return op, []
+
+    return accept_batch(request, shop, "custom_data_records", batch, check)
 
 
 @applier("custom_data.save")
@@ -402,4 +382,4 @@ async def bulk_delete_records(
         raise ApiError(400, "The body must be a plain JSON array of positive integer record ids")
     op = {"kind": "custom_data.delete", "definition": id_definition, "ids": ids}
     the_shop.enqueue(op, store_of(request).visible_at())
-    return {"statusCode": 200, "sent_count": len(ids), "rejected_count": 0, "rejected_items": []}
+    return bulk_envelope(len(ids))

@@ -336,14 +336,16 @@ def _aggregate(kind: str, field: str, rows: list[dict[str, Any]]) -> Any:
         return sum(numbers)
     if not numbers:
         return None
-    return {"avg": lambda: sum(numbers) / len(numbers), "min": lambda: min(numbers),
-            "max": lambda: max(numbers)}[kind]()
+    if kind == "avg":
+        return sum(numbers) / len(numbers)
+    return min(numbers) if kind == "min" else max(numbers)
 
 
 @router.post(f"{BASE}/preview", summary="CustomKpiController_preview")
 async def preview(request: Request, the_shop: Shop = Depends(kpi_shop)) -> Any:
-    """The KPI computed now over the shop's stored data (no time bucketing): one row per
-    combination of the first two dimensions, or a single row; none when nothing matches."""
+    """The KPI computed now over the shop's stored data, to check a definition before
+    creating it: one row per combination of the first two dimensions (or one row), none when
+    nothing matches. No time bucketing; fields reached through relations read as null."""
     body = await _kpi_body(request, the_shop)
     rows = _source_rows(the_shop, body)
     q = ListQuery(limit=max(len(rows), 1), filters=[f.as_filter() for f in body.filters])

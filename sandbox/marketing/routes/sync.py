@@ -17,11 +17,12 @@ from connectors.marketing.query import OrderBy
 from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
 from connectors.marketing.samples import sample_item
 from sandbox.marketing.contacts import derive_contact, forget_contact
+from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
-from sandbox.marketing.http import json_body, json_object, ok, query, shop, store_of
+from sandbox.marketing.http import json_object, ok, query, shop, store_of
 from sandbox.marketing.listing import apply_list_query, list_envelope, parse_list_query
 from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
-from sandbox.marketing.store import Doc, Shop, Store, applier, now_iso
+from sandbox.marketing.store import Doc, Shop, applier, now_iso
 from sandbox.marketing.views import reader, selectable_fields
 
 router = APIRouter()
@@ -36,12 +37,6 @@ def item_key(resource: SyncResource, doc: Doc) -> str:
     if resource.lang_scoped:
         parts.append(str(doc["lang"]))
     return "|".join(parts)
-
-
-def _count(shop: Shop, resource: str, **deltas: int) -> None:
-    stats = shop.collection("_stats")
-    current = stats.get(resource) or {}
-    stats.put(resource, {k: current.get(k, 0) + deltas.get(k, 0) for k in {*current, *deltas}})
 
 
 def _check_item(
@@ -101,16 +96,7 @@ def _typed(resource: SyncResource, parent: str) -> Any:
 async def bulk_write(
     request: Request, shop: Shop, resource: SyncResource, mode: Mode, parent: str | None = None
 ) -> dict[str, Any]:
-    body = await json_body(request)
-    if not isinstance(body, list):
-        raise ApiError(400, f"The body must be a JSON array of {resource.name} items")
-    if len(body) > resource.max_batch:
-        raise ApiError(
-            400,
-            f"A {resource.name} batch holds at most {resource.max_batch} items; got {len(body)}."
-            " Split it into smaller requests.",
-        )
-    store: Store = store_of(request)
+    batch = await read_batch(request, what=f"{resource.name} items", max_batch=resource.max_batch)
     collection = shop.collection(resource.name)
     pending_keys: set[str] = set()
     if mode == "update":
@@ -123,29 +109,15 @@ async def bulk_write(
     def known(key: str) -> bool:
         return key in collection or key in pending_keys
 
-    rejected = []
-    accepted = dropped = 0
-    apply_at = store.visible_at()
-    for index, raw in enumerate(body):
+    def check(index: int, raw: Any) -> tuple[Doc | None, list[str]]:
         doc, errors = _check_item(shop, resource, raw, mode=mode, parent=parent, known=known)
         if doc is None:
-            rejected.append({"index": index, "item": raw, "errors": errors})
-            continue
-        accepted += 1
-        if store.drops():
-            dropped += 1
-            continue
-        key = item_key(resource, doc)
-        shop.enqueue(
-            {"kind": "sync.save", "resource": resource.name, "key": key, "doc": doc}, apply_at
-        )
-    _count(shop, resource.name, accepted=accepted, rejected=len(rejected), dropped=dropped)
-    return {
-        "statusCode": 200,
-        "sent_count": accepted,
-        "rejected_count": len(rejected),
-        "rejected_items": rejected,
-    }
+            return None, errors
+        op = {"kind": "sync.save", "resource": resource.name, "key": item_key(resource, doc),
+              "doc": doc}
+        return op, []
+
+    return accept_batch(request, shop, resource.name, batch, check)
 
 
 async def bulk_delete(
@@ -167,7 +139,7 @@ async def bulk_delete(
         "parent": parent,
     }
     shop.enqueue(op, store_of(request).visible_at())
-    return {"statusCode": 200, "sent_count": len(ids), "rejected_count": 0, "rejected_items": []}
+    return bulk_envelope(len(ids))
 
 
 @applier("sync.save")

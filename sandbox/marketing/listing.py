@@ -43,7 +43,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from difflib import get_close_matches
 from typing import Any
 
@@ -56,6 +56,7 @@ from connectors.marketing.query import (
     OrderBy,
 )
 from sandbox.marketing.errors import ApiError
+from sandbox.marketing.matching import NULL_AWARE, Record, filter_predicate, sort_key
 
 __all__ = [
     "ListQuery",
@@ -68,12 +69,8 @@ __all__ = [
 
 EVENT_SETTINGS_KEYS = ("limit", "offset", "order", "filter")
 _VALID_OPERATORS = ", ".join(Operator)
-_NULL_AWARE = {Operator.EQUALS, Operator.NOT_EQUALS, Operator.IN, Operator.NOT_IN}
 _INT_RE = re.compile(r"[+-]?\d+")
-_FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
-Record = Mapping[str, Any]
-Predicate = Callable[[Any], bool]
 
 
 @dataclass
@@ -253,7 +250,7 @@ class _Parser:
             self.problems.append(f"{label}: {operator} needs at least one value")
         elif not multi and count != 1:
             self.problems.append(f"{label}: {operator} takes a single value, got {count}")
-        elif operator not in _NULL_AWARE and any(v is None for v in values):
+        elif operator not in NULL_AWARE and any(v is None for v in values):
             self.problems.append(f"{label}: {operator} cannot compare with null")
         else:
             return values
@@ -342,223 +339,6 @@ def parse_event_settings(
     return query
 
 
-def _text(value: Any) -> str:
-    """A value's JSON spelling, the common ground when types cannot be reconciled."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, int | float):
-        return str(value)
-    return json.dumps(value, default=str, sort_keys=True)
-
-
-def _moment(value: Any) -> datetime | None:
-    """An aware datetime from an ISO 8601 string or date/datetime; naive means UTC."""
-    if isinstance(value, datetime):
-        result = value
-    elif isinstance(value, date):
-        result = datetime.combine(value, time())
-    elif isinstance(value, str) and len(value) >= 10 and value[4] == "-" == value[7]:
-        # cheap shape check first: fromisoformat alone would take "20240101" for a date
-        try:
-            result = datetime.fromisoformat(value)
-        except ValueError:
-            return None
-    else:
-        return None
-    return result if result.tzinfo else result.replace(tzinfo=UTC)
-
-
-def _number(value: Any) -> int | float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return value
-    if isinstance(value, str):
-        if _INT_RE.fullmatch(value := value.strip()):
-            return int(value)
-        if _FLOAT_RE.fullmatch(value):
-            return float(value)
-    return None
-
-
-def _boolean(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        return {"true": True, "1": True, "false": False, "0": False}.get(value.lower())
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class _Operand:
-    """A filter value in every form a record value might need, computed once per query."""
-
-    text: str
-    number: int | float | None
-    boolean: bool | None
-    moment: datetime | None
-
-    @classmethod
-    def of(cls, value: Any) -> _Operand:
-        return cls(_text(value), _number(value), _boolean(value), _moment(value))
-
-    def pair(self, record_value: Any) -> tuple[Any, Any]:
-        """(record side, filter side) of one comparable type."""
-        if isinstance(record_value, bool):
-            if self.boolean is not None:
-                return record_value, self.boolean
-        elif isinstance(record_value, int | float):
-            if self.number is not None:
-                return record_value, self.number
-        elif isinstance(record_value, str):
-            if self.moment is not None:
-                moment = _moment(record_value)
-                if moment is not None:
-                    return moment, self.moment
-            return record_value, self.text
-        elif isinstance(record_value, date) and self.moment is not None:
-            return _moment(record_value), self.moment
-        return _text(record_value), self.text
-
-
-def _is_null(value: Any) -> bool:
-    return value is None or value == "null"
-
-
-def _membership(values: Sequence[Any]) -> Predicate:
-    """Scalar test 'equals one of values', with hashed look-ups instead of a loop."""
-    operands = [_Operand.of(v) for v in values if not _is_null(v)]
-    texts = {o.text for o in operands}
-    booleans = {o.boolean for o in operands if o.boolean is not None}
-    bool_texts = {o.text for o in operands if o.boolean is None}
-    numbers = {o.number for o in operands if o.number is not None}
-    number_texts = {o.text for o in operands if o.number is None}
-    moments = {o.moment for o in operands if o.moment is not None}
-
-    def test(value: Any) -> bool:
-        if isinstance(value, bool):
-            return value in booleans or _text(value) in bool_texts
-        if isinstance(value, int | float):
-            return value in numbers or _text(value) in number_texts
-        if isinstance(value, str):
-            if value in texts:
-                return True
-            return bool(moments) and _moment(value) in moments
-        if isinstance(value, date) and moments:
-            return _moment(value) in moments
-        return _text(value) in texts
-
-    return test
-
-
-def _like(pattern: str) -> re.Pattern[str]:
-    """SQL LIKE to regex: % any run, _ one char, backslash escapes; the rest is literal."""
-    parts: list[str] = []
-    chars = iter(pattern)
-    for char in chars:
-        if char == "\\":
-            parts.append(re.escape(next(chars, "\\")))
-        elif char == "%":
-            parts.append(".*")
-        elif char == "_":
-            parts.append(".")
-        else:
-            parts.append(re.escape(char))
-    return re.compile("".join(parts), re.IGNORECASE | re.DOTALL)
-
-
-def _scalar_test(operator: Operator, values: Sequence[Any]) -> Predicate:
-    """The positive form of an operator on one non-null record value."""
-    if operator in (Operator.EQUALS, Operator.IN, Operator.NOT_EQUALS, Operator.NOT_IN):
-        return _membership(values)
-    if operator in (Operator.CONTAINS, Operator.NOT_CONTAINS):
-        needle = _text(values[0]).casefold()
-        return lambda v: needle in _text(v).casefold()
-    if operator is Operator.STARTS_WITH:
-        prefix = _text(values[0]).casefold()
-        return lambda v: _text(v).casefold().startswith(prefix)
-    if operator is Operator.ENDS_WITH:
-        suffix = _text(values[0]).casefold()
-        return lambda v: _text(v).casefold().endswith(suffix)
-    if operator is Operator.LIKE:
-        regex = _like(_text(values[0]))
-        return lambda v: regex.fullmatch(_text(v)) is not None
-    if operator in (Operator.BETWEEN, Operator.NOT_BETWEEN):
-        low, high = _Operand.of(values[0]), _Operand.of(values[1])
-
-        def between(v: Any) -> bool:
-            a, lo = low.pair(v)
-            b, hi = high.pair(v)
-            return lo <= a and b <= hi
-
-        return between
-    operand = _Operand.of(values[0])
-    compare: Callable[[Any, Any], bool] = {
-        Operator.LESS_THAN: lambda a, b: a < b,
-        Operator.LESS_THAN_OR_EQUAL_TO: lambda a, b: a <= b,
-        Operator.GREATER_THAN: lambda a, b: a > b,
-        Operator.GREATER_THAN_OR_EQUAL_TO: lambda a, b: a >= b,
-    }[operator]
-    return lambda v: compare(*operand.pair(v))
-
-
-_NEGATED = {Operator.NOT_EQUALS, Operator.NOT_IN, Operator.NOT_CONTAINS, Operator.NOT_BETWEEN}
-
-
-def _compile(flt: Filter) -> Callable[[Record], bool]:
-    """One record predicate per filter, built once per query."""
-    name, operator = flt.field, flt.operator
-    positive = _scalar_test(operator, flt.values)
-    null_matches = operator in _NULL_AWARE and any(_is_null(v) for v in flt.values)
-
-    def any_match(value: Any) -> bool:
-        if isinstance(value, list):
-            return any(positive(e) if e is not None else null_matches for e in value)
-        return positive(value)
-
-    if operator in (Operator.NOT_EQUALS, Operator.NOT_IN):
-        return lambda r: not (null_matches if (v := r.get(name)) is None else any_match(v))
-    if operator in _NEGATED:
-        return lambda r: (v := r.get(name)) is not None and not any_match(v)
-    return lambda r: null_matches if (v := r.get(name)) is None else any_match(v)
-
-
-def _combine(
-    musts: list[Callable[[Record], bool]], anys: list[Callable[[Record], bool]]
-) -> Callable[[Record], bool] | None:
-    """(all musts) AND (any of anys, when there are some); None when nothing filters."""
-    if not anys:
-        if len(musts) <= 1:
-            return musts[0] if musts else None
-        return lambda r: all(m(r) for m in musts)
-    if not musts:
-        return lambda r: any(a(r) for a in anys)
-    return lambda r: all(m(r) for m in musts) and any(a(r) for a in anys)
-
-
-def _sort_key(name: str) -> Callable[[Record], tuple[Any, ...]]:
-    """A total order over mixed values: null, booleans, numbers, timestamps, text."""
-
-    def key(record: Record) -> tuple[Any, ...]:
-        value = record.get(name)
-        if value is None:
-            return (0,)
-        if isinstance(value, bool):
-            return (1, value)
-        if isinstance(value, int | float):
-            return (2, value) if not (isinstance(value, float) and math.isnan(value)) else (0,)
-        moment = _moment(value)
-        if moment is not None:
-            return (3, moment)
-        return (4, _text(value))
-
-    return key
 
 
 def apply_list_query(
@@ -569,10 +349,10 @@ def apply_list_query(
     Returns:
         The page of (copied) records and the number of records matching the filters.
     """
-    predicate = _combine([_compile(f) for f in q.filters], [_compile(f) for f in q.or_filters])
+    predicate = filter_predicate(q.filters, q.or_filters)
     matching = list(records) if predicate is None else [r for r in records if predicate(r)]
     for criterion in reversed(q.order or default_order):
-        matching.sort(key=_sort_key(criterion.field), reverse=criterion.type == "desc")
+        matching.sort(key=sort_key(criterion.field), reverse=criterion.type == "desc")
     page = matching[q.offset : q.offset + q.limit]
     if q.fields is None:
         return [dict(r) for r in page], len(matching)
@@ -613,5 +393,5 @@ def list_envelope(page: list[dict[str, Any]], total: int, q: ListQuery) -> dict[
 
 def record_filter(q: ListQuery) -> Callable[[Record], bool]:
     """The filters of ``q`` as one predicate (segments use it to pick their contacts)."""
-    predicate = _combine([_compile(f) for f in q.filters], [_compile(f) for f in q.or_filters])
+    predicate = filter_predicate(q.filters, q.or_filters)
     return predicate or (lambda record: True)

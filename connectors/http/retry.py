@@ -87,7 +87,7 @@ class _RetryAfterOrBackoff(tenacity.wait.wait_base):
     def __init__(self, policy: RetryPolicy) -> None:
         self._policy = policy
         self._backoff = tenacity.wait_exponential_jitter(
-            initial=policy.initial_backoff, max=policy.max_backoff, jitter=policy.jitter
+            multiplier=policy.initial_backoff, max=policy.max_backoff, jitter=policy.jitter
         )
 
     def __call__(self, retry_state: tenacity.RetryCallState) -> float:

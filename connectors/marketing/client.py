@@ -1,35 +1,53 @@
 """The Marketing API client: one async method per operation of the API.
 
 Method names are the spec's operation names in snake_case. Routes, batch sizes and item
-keys come from ``resources.py``; sending, keys and retries from ``transport.py``.
-``BlockingMarketingClient`` (``blocking.py``) offers the same methods without ``await``.
+keys come from ``resources.py``; sending, keys and retries from ``transport.py``. The
+operations are grouped by area in ``operations/`` and combined here; this module keeps the
+sync writes and the data sources. ``BlockingMarketingClient`` (``blocking.py``) offers the
+same methods without ``await``.
+
+Listing methods take an optional ``Query`` and return ``ListPage[dict]``; single reads
+return the ``data`` of the single envelope; ``iter_pages``/``iter_records`` walk all pages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Self
 
 import httpx
 from pydantic import SecretStr
 
 from connectors.http.retry import RetryPolicy
-from connectors.marketing.models import BulkResult, DataSource, ListPage
-from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
+from connectors.marketing.errors import ClientConfigError
+from connectors.marketing.models import BulkResult, DataSource, ListPage, Single
+from connectors.marketing.operations.base import body_of, seg
+from connectors.marketing.operations.commerce import CommerceOperations, sync_resource
+from connectors.marketing.operations.contacts import ContactOperations
+from connectors.marketing.operations.custom_data import CustomDataOperations
+from connectors.marketing.operations.events import EventOperations
+from connectors.marketing.operations.kpis import KpiOperations
+from connectors.marketing.operations.pagination import PaginationLimitError, PaginationOperations
+from connectors.marketing.query import ENCODINGS, Encoding, Query
+from connectors.marketing.resources import SyncResource
 from connectors.marketing.transport import DEFAULT_TIMEOUT, ApiTransport, TransportStats
 
-
-def sync_resource(name: str) -> SyncResource:
-    try:
-        return SYNC_RESOURCES[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown sync resource {name!r}; known: {', '.join(SYNC_RESOURCES)}"
-        ) from None
+__all__ = ["MarketingClient", "PaginationLimitError", "Query", "sync_resource"]
 
 
-class MarketingClient:
-    """Async client of the Marketing Automation Data API (use ``async with``)."""
+class MarketingClient(
+    CommerceOperations,
+    ContactOperations,
+    CustomDataOperations,
+    EventOperations,
+    KpiOperations,
+    PaginationOperations,
+):
+    """Async client of the Marketing Automation Data API (use ``async with``).
+
+    ``query_encoding`` picks how listing queries travel (``brackets`` or ``json``, the
+    spec's two encodings); both mean the same to the API.
+    """
 
     def __init__(
         self,
@@ -41,7 +59,13 @@ class MarketingClient:
         timeout: httpx.Timeout = DEFAULT_TIMEOUT,
         max_connections: int = 32,
         transport: httpx.AsyncBaseTransport | None = None,
+        query_encoding: Encoding = "brackets",
     ) -> None:
+        if query_encoding not in ENCODINGS:
+            raise ClientConfigError(
+                f"query_encoding must be one of {', '.join(ENCODINGS)}, got {query_encoding!r}"
+            )
+        self.query_encoding = query_encoding
         self.transport = ApiTransport(
             base_url,
             api_key,
@@ -55,7 +79,7 @@ class MarketingClient:
     def __repr__(self) -> str:
         return f"MarketingClient(base_url={self.transport.base_url!r})"
 
-    async def __aenter__(self) -> MarketingClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -128,5 +152,46 @@ class MarketingClient:
     # data sources ------------------------------------------------------------------------
 
     async def list_data_sources(self) -> ListPage[DataSource]:
+        """``GET data-sources`` (listDataSources): all of them, active or not, in one page."""
         answer = await self.transport.request("GET", "data-sources")
         return ListPage[DataSource].model_validate(answer)
+
+    async def create_data_source(
+        self,
+        label: str,
+        type: str = "api",
+        *,
+        config: str | None = None,
+        parent_id: int | None = None,
+        is_default: bool = False,
+    ) -> DataSource:
+        """``POST data-sources``. Not retried on a server error: a retry could create a
+        second source (``find_or_create_data_source`` is the safe way to ensure one)."""
+        body = {**body_of(label=label, type=type, config=config, parent_id=parent_id),
+                "is_default": is_default}
+        answer = await self.transport.request("POST", "data-sources", json=body, idempotent=False)
+        return Single[DataSource].model_validate(answer).data
+
+    async def update_data_source(self, id_data_source: int, **changes: Any) -> DataSource:
+        """``PUT data-sources/{id}``: change label, type, config, parent_id, is_default, active."""
+        answer = await self.transport.request(
+            "PUT", f"data-sources/{seg(id_data_source)}", json=changes
+        )
+        return Single[DataSource].model_validate(answer).data
+
+    async def delete_data_source(self, id_data_source: int) -> None:
+        """``DELETE data-sources/{id}`` (idempotent)."""
+        await self.transport.request("DELETE", f"data-sources/{seg(id_data_source)}")
+
+    async def find_or_create_data_source(
+        self, label: str, type: str = "api", **options: Any
+    ) -> DataSource:
+        """The data source with this label and type, created when the shop has none.
+
+        Lets configuration name a source by label and get its id, run after run, without
+        creating duplicates.
+        """
+        for source in (await self.list_data_sources()).data:
+            if source.label == label and source.type == type:
+                return source
+        return await self.create_data_source(label, type, **options)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -256,3 +256,32 @@ class Cart(SyncItem):
     created_at: Timestamp
     updated_at: Timestamp
     is_converted: StrictBool
+
+
+def describe_errors(exc: ValidationError) -> list[str]:
+    """Readable lines from a validation error: ``products[0].price: <why>``.
+
+    The sandbox answers with them in ``rejected_items`` and the engine quarantines with
+    them, so a person sees the same words on both sides.
+    """
+    lines = []
+    for err in exc.errors(include_url=False):
+        where = ""
+        for part in err["loc"]:
+            where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
+        message = str(err["msg"]).removeprefix("Value error, ")
+        if err["type"] == "missing":
+            message = "is required"
+        lines.append(f"{where}: {message}" if where else message)
+    return lines
+
+
+def validate_item(model: type[BaseModel], raw: Any) -> list[str]:
+    """The reasons ``raw`` is not a valid item of ``model`` (empty when it is)."""
+    if not isinstance(raw, dict):
+        return ["item: must be a JSON object"]
+    try:
+        model.model_validate(raw)
+    except ValidationError as exc:
+        return describe_errors(exc)
+    return []

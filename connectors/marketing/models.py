@@ -74,3 +74,30 @@ class DataSource(_Answer):
 
 
 Record = dict[str, Any]
+
+
+class CustomKpi(_Answer):
+    """A custom KPI as the KPI endpoints answer it: bare, not in an envelope.
+
+    Only the id is required: the spec shows the fields but not which may be null.
+    """
+
+    id_custom_kpi: str
+    id_shop: int | None = None
+    name: dict[str, Any] = Field(default_factory=dict)
+    description: dict[str, Any] | None = None
+    measures: list[dict[str, Any]] = Field(default_factory=list)
+    source_type: str | None = None
+    source_schema_name: str | None = None
+    source_table_name: str | None = None
+    relations_chain: list[list[str]] = Field(default_factory=list)
+    dimension_field: str | None = None
+    secondary_dimension_field: str | None = None
+    time_field: str | None = None
+    filters: Any = None
+    status: str | None = None
+    last_event_run_at: str | None = None
+    last_error: str | None = None
+    lookback_max_months: int | None = None
+    created_at: str | None = None
+    updated_at: str | None = None

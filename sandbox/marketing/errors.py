@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from connectors.marketing.items import describe_errors
+
 
 class ApiError(Exception):
     """An HTTP error answered as ``{statusCode, success: false, message, errors}``.
@@ -46,17 +48,8 @@ def not_found(what: str) -> ApiError:
 
 
 def describe_validation_error(exc: Any) -> list[str]:
-    """Readable lines from a pydantic ``ValidationError``: ``products[0].price: <why>``."""
-    lines = []
-    for err in exc.errors(include_url=False):
-        where = ""
-        for part in err["loc"]:
-            where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
-        message = str(err["msg"]).removeprefix("Value error, ")
-        if err["type"] == "missing":
-            message = "is required"
-        lines.append(f"{where}: {message}" if where else message)
-    return lines
+    """Readable lines from a pydantic ``ValidationError`` (the published wording)."""
+    return describe_errors(exc)
 
 
 def json_type(value: Any) -> str:

@@ -1,0 +1,1 @@
+"""The Marketing API's operations, one mixin per area; ``MarketingClient`` combines them."""

@@ -1,0 +1,1 @@
+"""Dagster assets built from the configuration: one per (source, target resource)."""

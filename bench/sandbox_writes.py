@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import httpx
 
@@ -23,26 +19,12 @@ from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.marketing.samples import sample_item
 from sandbox.marketing.settings import DEFAULT_KEY
 
+try:
+    from bench._sandbox import start_sandbox_process
+except ModuleNotFoundError:  # run as a script: bench/ itself is on sys.path
+    from _sandbox import start_sandbox_process  # type: ignore[no-redef]
+
 BATCH = SYNC_RESOURCES["customers"].max_batch
-
-
-def start_sandbox() -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.cli", "sandbox", "--port", "0",
-         "--visibility-delay", "0.5"],
-        stdout=subprocess.PIPE, text=True,
-    )
-    assert process.stdout is not None
-    match = re.search(r"at (http://\S+/v1)", process.stdout.readline())
-    if not match:
-        process.kill()
-        raise SystemExit("the sandbox did not start")
-    return process, match.group(1)
-
-
-def peak_rss_mib(pid: int) -> float:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) / 1024  # type: ignore[union-attr]
 
 
 async def push(base_url: str, items: int, concurrency: int, prefix: str) -> float:
@@ -79,14 +61,13 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
-    process, base_url = start_sandbox()
+    sandbox = start_sandbox_process("--visibility-delay", "0.5")
     try:
-        sequential = asyncio.run(push(base_url, args.items, 1, "s"))
-        concurrent = asyncio.run(push(base_url, args.items, args.concurrency, "p"))
-        peak = peak_rss_mib(process.pid)
+        sequential = asyncio.run(push(sandbox.base_url, args.items, 1, "s"))
+        concurrent = asyncio.run(push(sandbox.base_url, args.items, args.concurrency, "p"))
+        peak = sandbox.peak_rss_mib()
     finally:
-        process.terminate()
-        process.wait()
+        sandbox.stop()
     print(f"sandbox bulk customer writes, {args.items} items per run, batches of {BATCH}")
     print(f"  {'run':<28}{'items/s':>10}")
     print(f"  {'sequential (1 in flight)':<28}{sequential:>10.0f}")

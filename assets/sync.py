@@ -1,0 +1,131 @@
+"""The sync assets: one Dagster asset per (source, target resource).
+
+A source's stream feeds one or more target resources (WooCommerce products give products,
+variations and images), so each stream is one ``multi_asset`` whose specs are those
+resources. Assets are partitioned by day of change time with a single-run backfill policy:
+a run over a range that reaches today is the incremental sync (from the stored cursor);
+a run over past days re-reads exactly that window (a backfill) and leaves the cursor alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import dagster as dg
+
+from assets.graph import REFERS_TO
+from assets.secrets import SourceSecrets, secrets_key
+from pipelines.engine.config import Config, Source
+from pipelines.engine.runner import SourceRunner
+from pipelines.engine.state import StateStore
+from pipelines.engine.sync import StreamReport, Window
+
+DEFAULT_START = date(2024, 1, 1)
+
+
+def partitions_for(source: Source) -> dg.DailyPartitionsDefinition:
+    start = source.history_start or DEFAULT_START
+    return dg.DailyPartitionsDefinition(start_date=start.isoformat(), end_offset=1)
+
+
+def asset_key(source: Source, resource: str) -> dg.AssetKey:
+    return dg.AssetKey([source.name, resource])
+
+
+def window_of(context: dg.AssetExecutionContext) -> Window | None:
+    """The backfill window of a run, or None for the incremental sync (a range up to today)."""
+    if not context.has_partition_key:
+        return None
+    start, end = context.partition_time_window
+    if end >= datetime.now(UTC) - timedelta(days=1):
+        return None
+    return Window(start.astimezone(UTC), end.astimezone(UTC))
+
+
+def metadata_of(report: StreamReport, resource: str, state: StateStore, source: Source) -> dict[str, Any]:
+    counts = report.counts.get(resource, {})
+    ledger = state.counts(source.name, resource).get(resource, {})
+    metadata: dict[str, Any] = {what: dg.MetadataValue.int(int(counts.get(what, 0)))
+                                for what in ("extracted", "unchanged", "pushed", "accepted",
+                                             "rejected", "quarantined", "failed")}
+    metadata["records read"] = dg.MetadataValue.int(report.records)
+    metadata["records/s"] = dg.MetadataValue.float(round(report.records_per_second, 1))
+    metadata["cursor"] = dg.MetadataValue.text(
+        f"{report.cursor.changed_at.isoformat()} #{report.cursor.record_id}"
+        if report.cursor else "-"
+    )
+    metadata["ledger"] = dg.MetadataValue.json({k: int(v) for k, v in ledger.items()})
+    metadata["mode"] = dg.MetadataValue.text("dry run" if report.dry_run else "sync")
+    return metadata
+
+
+def checks_of(report: StreamReport, resource: str, key: dg.AssetKey) -> list[dg.AssetCheckResult]:
+    counts = report.counts.get(resource, {})
+    rejected, quarantined = int(counts.get("rejected", 0)), int(counts.get("quarantined", 0))
+    return [
+        dg.AssetCheckResult(
+            asset_key=key, check_name="no_rejections", passed=rejected == 0,
+            severity=dg.AssetCheckSeverity.WARN,
+            metadata={"rejected": rejected},
+            description="items the API refused in this run (see `shopsync rejections`)",
+        ),
+        dg.AssetCheckResult(
+            asset_key=key, check_name="no_quarantine", passed=quarantined == 0,
+            severity=dg.AssetCheckSeverity.WARN,
+            metadata={"quarantined": quarantined},
+            description="items that failed validation and were held back, never sent",
+        ),
+    ]
+
+
+def stream_asset(config: Config, source: Source, stream: str, resources: list[str],
+                 produced: set[str]) -> dg.AssetsDefinition:
+    """The multi-asset of one stream of one source."""
+    partitions = partitions_for(source)
+    specs = []
+    check_specs = []
+    for resource in resources:
+        key = asset_key(source, resource)
+        upstream = [asset_key(source, r) for r in REFERS_TO.get(resource, ())
+                    if r in produced and r not in resources]
+        specs.append(dg.AssetSpec(
+            key, group_name=source.name, deps=upstream, partitions_def=partitions,
+            kinds={source.platform, "api"},
+            description=f"{resource} of {source.name} ({source.platform}, stream `{stream}`)"
+                        " pushed to the Marketing API",
+        ))
+        check_specs += [dg.AssetCheckSpec("no_rejections", asset=key),
+                        dg.AssetCheckSpec("no_quarantine", asset=key)]
+
+    @dg.multi_asset(
+        name=f"{source.name}__{stream}",
+        specs=specs,
+        check_specs=check_specs,
+        required_resource_keys={secrets_key(source)},
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        can_subset=False,
+        pool=f"shopsync_{source.name}",
+    )
+    def _sync(context: dg.AssetExecutionContext):  # type: ignore[no-untyped-def]
+        secrets: SourceSecrets = getattr(context.resources, secrets_key(source))
+        state = StateStore(config.state_url or StateStore.default_url())
+        try:
+            runner = SourceRunner(config, source, state, secrets.env(config, source))
+            window = window_of(context)
+            context.log.info("syncing %s/%s %s", source.name, stream,
+                             f"window {window.start:%Y-%m-%d}..{window.end:%Y-%m-%d}"
+                             if window else "incrementally")
+            (report,) = asyncio.run(runner.run([stream], window=window))
+            for resource in resources:
+                key = asset_key(source, resource)
+                yield dg.MaterializeResult(
+                    asset_key=key,
+                    metadata=metadata_of(report, resource, state, source),
+                    check_results=checks_of(report, resource, key),
+                )
+        finally:
+            state.close()
+
+    return _sync

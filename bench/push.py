@@ -1,0 +1,218 @@
+"""How much faster the bulk writer pushes than the official client's way, and at what memory.
+
+Pushes N generated customers to a sandbox it starts, twice: with the ``BulkWriter``
+(batches of the resource's max, several in flight, adaptive), and as the baseline — what the
+official client does: batches of 50 through ``client.bulk_save``, one after another. Both use
+the project's retry policy and stream their input, so the difference is the pacing alone.
+
+Each run happens in a fresh child process against a fresh sandbox (same settings), so both
+do the same work and each has its own peak RSS. Python-heap peaks come from a second run of
+each under ``tracemalloc``, which slows Python about threefold and would distort the timing.
+
+    python bench/push.py [--items 100000] [--concurrency 8] [--fault-rate 0.3] [--latency 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import resource
+import time
+import tracemalloc
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from typing import Any
+
+import httpx
+
+from connectors.http.retry import RetryPolicy
+from connectors.marketing.client import MarketingClient
+from connectors.marketing.errors import TransientError
+from connectors.marketing.resources import SYNC_RESOURCES
+from connectors.marketing.samples import sample_item
+from connectors.marketing.writer import BulkWriter
+from sandbox.marketing.settings import DEFAULT_KEY
+
+try:
+    from bench._sandbox import start_sandbox_process
+except ModuleNotFoundError:  # run as a script: bench/ itself is on sys.path
+    from _sandbox import start_sandbox_process  # type: ignore[no-redef]
+
+RESOURCE = "customers"
+BATCH = SYNC_RESOURCES[RESOURCE].max_batch
+MIB = 1024 * 1024
+
+
+@dataclass
+class Run:
+    """What one push measured, in the child process that did it."""
+
+    seconds: float = 0.0
+    accepted: int = 0
+    rejected: int = 0
+    failed: int = 0
+    requests: int = 0
+    attempts: int = 0
+    throttled: int = 0
+    max_rss_mib: float = 0.0
+    heap_peak_mib: float | None = None
+    limits: tuple[int, ...] = ()
+
+    @property
+    def items(self) -> int:
+        return self.accepted + self.rejected + self.failed
+
+    @property
+    def rate(self) -> float:
+        return self.items / self.seconds
+
+
+def customers(n: int, prefix: str) -> Iterator[dict[str, Any]]:
+    """N valid customers, made one at a time (the input never sits in memory whole)."""
+    for i in range(n):
+        yield sample_item(RESOURCE, customer_id=f"{prefix}{i}", email=f"{prefix}{i}@example.com")
+
+
+async def push_with_writer(
+    base_url: str, n: int, prefix: str, retry: RetryPolicy, concurrency: int
+) -> Run:
+    async with MarketingClient(base_url, DEFAULT_KEY, retry=retry) as client:
+        writer = BulkWriter(client, RESOURCE, concurrency=concurrency)
+        started = time.perf_counter()
+        summary = await writer.write_all(customers(n, prefix))
+        run = Run(time.perf_counter() - started, summary.accepted, summary.rejected,
+                  summary.failed, client.stats.requests, client.stats.attempts,
+                  client.stats.throttled)
+        run.limits = tuple(step.limit for step in summary.concurrency_history)
+    return run
+
+
+async def push_like_the_official_client(
+    base_url: str, n: int, prefix: str, retry: RetryPolicy
+) -> Run:
+    run = Run()
+    async with MarketingClient(base_url, DEFAULT_KEY, retry=retry) as client:
+
+        async def send(batch: list[dict[str, Any]]) -> None:
+            try:
+                result = await client.bulk_save(RESOURCE, batch)
+            except TransientError:
+                run.failed += len(batch)
+                return
+            rejected = len({r.index for r in result.rejected_items})
+            run.rejected += rejected
+            run.accepted += len(batch) - rejected
+
+        started = time.perf_counter()
+        batch: list[dict[str, Any]] = []
+        for item in customers(n, prefix):
+            batch.append(item)
+            if len(batch) == BATCH:
+                await send(batch)
+                batch = []
+        if batch:
+            await send(batch)
+        run.seconds = time.perf_counter() - started
+        run.requests, run.attempts = client.stats.requests, client.stats.attempts
+        run.throttled = client.stats.throttled
+    return run
+
+
+def one_run(kind: str, base_url: str, n: int, retry: dict[str, float], concurrency: int,
+            trace: bool) -> dict[str, Any]:
+    """Runs in a fresh child process: one push, and what it cost."""
+    policy = RetryPolicy(**retry)  # type: ignore[arg-type]
+    logging.getLogger("shopsync.http").setLevel(logging.ERROR)  # one line per retry otherwise
+    if trace:
+        tracemalloc.start()
+    if kind == "writer":
+        run = asyncio.run(push_with_writer(base_url, n, "w", policy, concurrency))
+    else:
+        run = asyncio.run(push_like_the_official_client(base_url, n, "b", policy))
+    if trace:
+        run.heap_peak_mib = tracemalloc.get_traced_memory()[1] / MIB
+        tracemalloc.stop()
+    run.max_rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return asdict(run)
+
+
+def stored_once_visible(root: str, timeout: float = 30.0) -> int:
+    """How many customers the sandbox holds once every accepted write has been applied."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = httpx.get(root + "/_sandbox/stats", headers={"spm-api-key": DEFAULT_KEY})
+        data = answer.json()["data"]
+        if data["pending"] == 0 or time.monotonic() > deadline:
+            return int(data["stored"][RESOURCE])
+        time.sleep(0.1)
+
+
+def measure(kind: str, sandbox_args: list[str], n: int, retry: dict[str, float],
+            concurrency: int, trace: bool) -> tuple[Run, int]:
+    """One run in a child process against a sandbox of its own; also what the sandbox holds."""
+    sandbox = start_sandbox_process(*sandbox_args)
+    try:
+        with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+            fields = pool.submit(one_run, kind, sandbox.base_url, n, retry, concurrency,
+                                 trace).result()
+        stored = stored_once_visible(sandbox.root)
+    finally:
+        sandbox.stop()
+    run = Run(**{k: v for k, v in fields.items() if k != "limits"})
+    run.limits = tuple(fields["limits"])
+    return run, stored
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--latency", type=float, default=0.0, help="ms the sandbox adds")
+    parser.add_argument("--retry-after", type=int, default=0, help="of the sandbox's 429s")
+    parser.add_argument("--backoff", type=float, default=RetryPolicy().initial_backoff,
+                        help="first retry backoff and its jitter, in seconds (default: the"
+                        " project's policy)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-heap", action="store_true", help="skip the tracemalloc runs")
+    args = parser.parse_args()
+
+    sandbox_args = ["--visibility-delay", "0.5", "--fault-rate", str(args.fault_rate),
+                    "--latency", str(args.latency), "--retry-after", str(args.retry_after),
+                    "--seed", str(args.seed)]
+    retry = {"initial_backoff": args.backoff, "jitter": args.backoff,
+             "max_backoff": max(20 * args.backoff, 0.01)}
+    results: dict[str, tuple[Run, int]] = {}
+    for kind in ("writer", "baseline"):
+        run, stored = measure(kind, sandbox_args, args.items, retry, args.concurrency, False)
+        if not args.no_heap:
+            traced, _ = measure(kind, sandbox_args, args.items, retry, args.concurrency, True)
+            run.heap_peak_mib = traced.heap_peak_mib
+        results[kind] = (run, stored)
+
+    print(f"push {args.items} customers: sandbox fault rate {args.fault_rate}, latency"
+          f" {args.latency:g} ms, Retry-After {args.retry_after} s; retry backoff from"
+          f" {args.backoff:g} s (+ up to {args.backoff:g} s jitter); {os.cpu_count()} CPUs")
+    header = (f"  {'run':<38}{'items/s':>9}{'wall s':>8}{'accepted':>10}{'failed':>8}"
+              f"{'stored':>8}{'HTTP req':>10}{'429s':>6}{'heap peak':>11}{'max RSS':>9}")
+    print(header)
+    labels = {"writer": f"bulk writer ({args.concurrency} in flight, AIMD)",
+              "baseline": f"baseline ({BATCH} per batch, sequential)"}
+    for kind, (run, stored) in results.items():
+        heap = f"{run.heap_peak_mib:.1f} MiB" if run.heap_peak_mib is not None else "-"
+        print(f"  {labels[kind]:<38}{run.rate:>9.0f}{run.seconds:>8.2f}{run.accepted:>10}"
+              f"{run.failed:>8}{stored:>8}{run.attempts:>10}{run.throttled:>6}{heap:>11}"
+              f"{run.max_rss_mib:>5.0f} MiB")
+    writer, baseline = results["writer"][0], results["baseline"][0]
+    limits = writer.limits or (args.concurrency,)
+    print(f"  ratio: {writer.rate / baseline.rate:.2f}x the items/s of the baseline"
+          f" (writer concurrency: started {limits[0]}, lowest {min(limits)}, ended {limits[-1]},"
+          f" {len(limits) - 1} changes)")
+
+
+if __name__ == "__main__":
+    main()

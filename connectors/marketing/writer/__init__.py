@@ -1,0 +1,37 @@
+"""The bulk writer: push any number of items of one resource, account for every one.
+
+    from connectors.marketing.writer import BulkWriter
+
+    async with MarketingClient(base_url, key) as client:
+        writer = BulkWriter(client, "customers", concurrency=8)
+        async for outcome in writer.write(items):      # or: await writer.write_all(items)
+            ledger.record(outcome.key, outcome.status, outcome.errors)
+
+``bulk.py`` cuts and sends batches, ``pacing.py`` decides how many are in flight (AIMD),
+``outcomes.py`` holds what comes back.
+"""
+
+from connectors.marketing.writer.bulk import SPLIT_STATUSES, BulkWriter
+from connectors.marketing.writer.outcomes import (
+    STATUSES,
+    ItemOutcome,
+    LimitChange,
+    Status,
+    WriteSummary,
+    item_key,
+)
+from connectors.marketing.writer.pacing import AdaptiveLimiter, Aimd, BatchSignal
+
+__all__ = [
+    "SPLIT_STATUSES",
+    "STATUSES",
+    "AdaptiveLimiter",
+    "Aimd",
+    "BatchSignal",
+    "BulkWriter",
+    "ItemOutcome",
+    "LimitChange",
+    "Status",
+    "WriteSummary",
+    "item_key",
+]

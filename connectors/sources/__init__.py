@@ -1,0 +1,1 @@
+"""Source connectors: shop platforms read as streams of raw records."""

@@ -1,0 +1,19 @@
+"""The ``shopsync`` command line: one group, a module per family of commands."""
+
+from __future__ import annotations
+
+import click
+
+from pipelines.cli.demo import demo, dev
+from pipelines.cli.servers import fake_shop, sandbox
+from pipelines.cli.sync import backfill, check_config, status, sync
+
+
+@click.group()
+@click.version_option(package_name="shopsync")
+def main() -> None:
+    """Sync shop platforms' data into the Marketing Automation Data API."""
+
+
+for command in (demo, dev, sync, backfill, status, check_config, sandbox, fake_shop):
+    main.add_command(command)

@@ -1,0 +1,1 @@
+"""The sync engine: plain Python, no Dagster inside."""

@@ -1,0 +1,20 @@
+"""Content hashes: what makes an item worth sending again.
+
+The hash covers every field of the mapped item except ``updated_at``: a record whose only
+change is its modification time has nothing new for the API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+IGNORED_FIELDS = frozenset({"updated_at"})
+
+
+def content_hash(item: Mapping[str, Any]) -> str:
+    kept = {k: v for k, v in item.items() if k not in IGNORED_FIELDS}
+    return hashlib.blake2b(orjson.dumps(kept, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()

@@ -1,0 +1,139 @@
+"""Running a source: open its connector and the API client from the configuration, resolve
+its data source, and sync its streams in dependency order (reference data first)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+
+from pydantic import SecretStr
+
+from connectors.marketing.client import MarketingClient
+from connectors.sources.base import SourceConnector
+from pipelines.engine.config import Config, ConfigError, Source
+from pipelines.engine.destination import resolve_data_source
+from pipelines.engine.mappings import mapping_for
+from pipelines.engine.mappings.base import PlatformMapping
+from pipelines.engine.state import StateStore
+from pipelines.engine.sync import StreamReport, StreamSync, Window
+
+Env = Mapping[str, str]
+
+
+def secret_from(env: Env, name: str | None, field: str) -> SecretStr:
+    """The secret held by the environment variable ``name`` (named by config ``field``)."""
+    if not name:
+        raise ConfigError([f"{field}: not set — name the environment variable that holds it"])
+    value = env.get(name)
+    if not value:
+        raise ConfigError([f"{field}: the environment variable {name} is not set — export it"])
+    return SecretStr(value)
+
+
+def open_connector(source: Source, env: Env) -> SourceConnector:
+    """The platform connector of ``source``, with its credentials from the environment."""
+    where = f"sources.{source.name}.connection"
+    if source.platform == "woocommerce":
+        from connectors.sources.woocommerce import WooCommerceConnector
+
+        return WooCommerceConnector(
+            source.connection.url,
+            secret_from(env, source.connection.key_env, f"{where}.key_env"),
+            secret_from(env, source.connection.secret_env, f"{where}.secret_env"),
+            page_size=source.tuning.page_size,
+        )
+    raise ConfigError([f"sources.{source.name}.platform: {source.platform!r} is not supported"])
+
+
+def open_client(config: Config, env: Env) -> MarketingClient:
+    destination = config.destination
+    key = secret_from(env, destination.api_key_env, "destination.api_key_env")
+    kpi_key = (
+        secret_from(env, destination.kpi_api_key_env, "destination.kpi_api_key_env")
+        if destination.kpi_api_key_env
+        else None
+    )
+    return MarketingClient(destination.base_url, key, kpi_api_key=kpi_key)
+
+
+def selected_resources(source: Source, mapping: PlatformMapping) -> dict[str, list[str]]:
+    """stream -> the configured target resources it feeds, in the mapping's order."""
+    known = {r for resources in mapping.produces.values() for r in resources}
+    wanted = set(known) if "all" in source.resources else set(source.resources)
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise ConfigError([
+            f"sources.{source.name}.resources: {', '.join(unknown)} cannot be synced from"
+            f" {source.platform} — choose among {', '.join(sorted(known))} (or `all`)"
+        ])
+    plan = {
+        stream: [r for r in resources if r in wanted]
+        for stream, resources in mapping.produces.items()
+    }
+    return {stream: resources for stream, resources in plan.items() if resources}
+
+
+@dataclass
+class SourceRunner:
+    """Syncs one configured source; ``env`` provides the secrets."""
+
+    config: Config
+    source: Source
+    state: StateStore
+    env: Env = field(default_factory=lambda: os.environ)
+
+    @classmethod
+    def for_source(cls, config: Config, name: str, state: StateStore | None = None,
+                   env: Env | None = None) -> SourceRunner:
+        return cls(config, config.source(name),
+                   state or StateStore(config.state_url or StateStore.default_url()),
+                   env if env is not None else os.environ)
+
+    def plan(self) -> dict[str, list[str]]:
+        return selected_resources(self.source, mapping_for(self.source.platform))
+
+    async def run(
+        self,
+        streams: Sequence[str] | None = None,
+        *,
+        window: Window | None = None,
+        dry_run: bool = False,
+        only: set[str] | None = None,
+        progress: Callable[[StreamReport], None] | None = None,
+    ) -> list[StreamReport]:
+        """Sync ``streams`` (default: all planned), limited to the resources in ``only``."""
+        mapping = mapping_for(self.source.platform)
+        plan = self.plan()
+        if only is not None:
+            plan = {s: [r for r in rs if r in only] for s, rs in plan.items()}
+            plan = {s: rs for s, rs in plan.items() if rs}
+        if streams is not None:
+            unknown = sorted(set(streams) - set(plan))
+            if unknown:
+                raise ConfigError([f"no stream {', '.join(unknown)} for source {self.source.name};"
+                                   f" its streams: {', '.join(plan)}"])
+            plan = {s: r for s, r in plan.items() if s in streams}
+        reports = []
+        async with AsyncExitStack() as stack:
+            connector = open_connector(self.source, self.env)
+            stack.push_async_callback(connector.aclose)
+            client = open_client(self.config, self.env)
+            stack.push_async_callback(client.aclose)
+            id_data_source = await resolve_data_source(
+                client, self.source.data_source, create=not dry_run
+            )
+            for stream, resources in plan.items():
+                sync = StreamSync(
+                    source=self.source,
+                    connector=connector,
+                    mapping=mapping,
+                    state=self.state,
+                    client=None if dry_run else client,
+                    id_data_source=id_data_source,
+                    resources=resources,
+                    progress=progress,
+                )
+                reports.append(await sync.run(stream, window=window, dry_run=dry_run))
+        return reports

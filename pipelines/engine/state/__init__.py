@@ -1,0 +1,22 @@
+"""The sync engine's state store: runs, stream cursors and the item ledger.
+
+SQLAlchemy 2 Core, the same on SQLite (one machine) and PostgreSQL (beyond it); the store
+creates and upgrades its own schema when opened. See ``store.py`` for the semantics.
+"""
+
+from __future__ import annotations
+
+from pipelines.engine.state.models import ItemStatus, LedgerEntry, Outcome, RunRecord
+from pipelines.engine.state.schema import MIGRATIONS, Migration, SchemaTooNewError
+from pipelines.engine.state.store import StateStore
+
+__all__ = [
+    "MIGRATIONS",
+    "ItemStatus",
+    "LedgerEntry",
+    "Migration",
+    "Outcome",
+    "RunRecord",
+    "SchemaTooNewError",
+    "StateStore",
+]

@@ -1,0 +1,188 @@
+"""The state store's tables, and the migrations that create and upgrade them.
+
+The same tables serve SQLite and PostgreSQL. Every table name starts with ``shopsync_`` so
+the store can share a PostgreSQL database with other tools (Dagster has its own ``runs``).
+
+Versioning: ``shopsync_schema`` holds one row with the schema version, the number of
+migrations applied. ``MIGRATIONS[0]`` builds the current ``metadata`` from nothing, so a new
+database gets it and is stamped with the latest version straight away; ``MIGRATIONS[n]``
+(n ≥ 1) brings a database at version n up to version n + 1, and only ever runs on databases
+made before it existed. To change the schema: edit ``metadata`` *and* append a migration that
+makes the same change to an existing database.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    Column,
+    Connection,
+    DateTime,
+    Dialect,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    select,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.types import TypeDecorator, TypeEngine
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes on every backend.
+
+    PostgreSQL stores ``timestamptz`` and returns it in the session's time zone; SQLite has
+    no time zones, so it stores naive UTC. Naive input is taken as UTC (as ``Position``
+    does); every value read back is aware and in UTC.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _json() -> TypeEngine[Any]:
+    # none_as_null: Python None is SQL NULL, not the JSON text 'null'
+    return JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+
+
+def _key() -> TypeEngine[str]:
+    # byte order on both backends (SQLite compares UTF-8 bytes), so keyset pages agree and
+    # don't depend on the database's locale
+    return Text().with_variant(Text(collation="C"), "postgresql")
+
+
+metadata = MetaData()
+
+schema_version = Table(
+    "shopsync_schema",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("version", Integer, nullable=False),
+    Column("upgraded_at", UTCDateTime, nullable=False),
+    CheckConstraint("id = 1", name="shopsync_schema_one_row"),
+)
+
+runs = Table(
+    "shopsync_runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("source", Text, nullable=False),
+    Column("resource", Text),
+    Column("kind", String(32), nullable=False),
+    Column("status", String(32), nullable=False),
+    Column("window_start", UTCDateTime),
+    Column("window_end", UTCDateTime),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime),
+    Column("counts", _json()),
+    Column("error", Text),
+    Index("ix_shopsync_runs_source", "source", "id"),
+)
+
+cursors = Table(
+    "shopsync_cursors",
+    metadata,
+    Column("source", Text, primary_key=True),
+    Column("stream", Text, primary_key=True),
+    Column("changed_at", UTCDateTime, nullable=False),
+    Column("record_id", Text, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+
+ledger = Table(
+    "shopsync_ledger",
+    metadata,
+    Column("source", Text, primary_key=True),
+    Column("resource", Text, primary_key=True),
+    Column("item_key", _key(), primary_key=True),
+    Column("content_hash", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("source_record_id", Text),
+    Column("errors", _json(), nullable=False),
+    Column("payload", _json()),
+    Column("first_seen_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("accepted_at", UTCDateTime),
+    Column("visible_at", UTCDateTime),
+    Column("accepted_hash", Text),
+    # counts per status, and keyset pages of one status (re-sending failed items)
+    Index("ix_shopsync_ledger_status", "source", "resource", "status", "item_key"),
+)
+
+Migration = Callable[[Connection], None]
+
+
+def _create_current(conn: Connection) -> None:
+    """Version 1: every table, as ``metadata`` defines it today."""
+    metadata.create_all(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Migration] = [_create_current]
+
+# one lock for every schema upgrade in a PostgreSQL database: two processes opening the
+# store at once queue up instead of racing to create the same tables
+_PG_LOCK_KEY = zlib.crc32(b"shopsync_schema")
+
+
+class SchemaTooNewError(RuntimeError):
+    """The database was upgraded by a newer shopsync than this one."""
+
+
+def current_version(conn: Connection) -> int:
+    """The schema version of the database; 0 when it has no state store yet."""
+    if not conn.dialect.has_table(conn, schema_version.name):
+        return 0
+    return conn.execute(select(schema_version.c.version)).scalar() or 0
+
+
+def migrate(conn: Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Bring the database to ``len(migrations)``, inside the caller's transaction.
+
+    The caller holds the write lock on SQLite (``BEGIN IMMEDIATE``); on PostgreSQL an
+    advisory lock taken here serializes concurrent upgrades. Returns the version.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LOCK_KEY})
+    latest = len(migrations)
+    version = current_version(conn)
+    if version > latest:
+        raise SchemaTooNewError(
+            f"the state database is at schema version {version}, but this shopsync knows "
+            f"only up to {latest}: upgrade shopsync"
+        )
+    if version == latest:
+        return version
+    if version == 0:
+        migrations[0](conn)  # builds today's schema whole: later steps are already in it
+    else:
+        for step in migrations[version:]:
+            step(conn)
+    schema_version.create(conn, checkfirst=True)
+    now = datetime.now(UTC)
+    if version == 0:
+        conn.execute(schema_version.insert().values(id=1, version=latest, upgraded_at=now))
+    else:
+        conn.execute(schema_version.update().values(version=latest, upgraded_at=now))
+    return latest

@@ -1,0 +1,231 @@
+"""How the store talks to its two backends: engine set-up, upserts, and rows to values."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Collection
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    Insert,
+    Row,
+    case,
+    create_engine,
+    event,
+    func,
+    null,
+    or_,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import StaticPool
+
+from connectors.sources.base import Position
+from pipelines.engine.state.models import (
+    NO_PAYLOAD,
+    SUCCESSFUL,
+    UNSUCCESSFUL,
+    ItemStatus,
+    LedgerEntry,
+    Outcome,
+    RunRecord,
+)
+from pipelines.engine.state.schema import cursors, ledger
+
+#: seconds a SQLite connection waits for another one's write lock before giving up
+SQLITE_TIMEOUT = 60.0
+#: an execution option naming the BEGIN mode on SQLite ("IMMEDIATE" for writers)
+SQLITE_BEGIN = "shopsync_sqlite_begin"
+
+
+def open_engine(url: str) -> Engine:
+    """An engine for ``url``: on SQLite, the file's folder is created and the connections
+    are set up by ``_configure_sqlite``."""
+    parsed = make_url(url)
+    options: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": orjson.loads}
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(parsed, pool_pre_ping=True, **options)
+    database = parsed.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().absolute().parent.mkdir(parents=True, exist_ok=True)
+        options["connect_args"] = {"timeout": SQLITE_TIMEOUT}
+    else:  # one shared in-memory database, not one per pooled connection
+        options |= {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
+    engine = create_engine(parsed, **options)
+    _configure_sqlite(engine)
+    return engine
+
+
+def cursor_upsert(
+    dialect: str, source: str, stream: str, position: Position, now: datetime
+) -> Insert:
+    """Set one stream's cursor, whether it had one or not."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(cursors).values(
+        source=source,
+        stream=stream,
+        changed_at=position.changed_at,
+        record_id=position.record_id,
+        updated_at=now,
+    )
+    return stmt.on_conflict_do_update(
+        index_elements=[cursors.c.source, cursors.c.stream],
+        set_={
+            "changed_at": stmt.excluded.changed_at,
+            "record_id": stmt.excluded.record_id,
+            "updated_at": stmt.excluded.updated_at,
+        },
+    )
+
+
+def dumps(value: Any) -> str:
+    # like json.dumps (non-string keys become strings), but faster; raises TypeError on
+    # values JSON cannot hold, which rolls the whole transaction back
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    """WAL, NORMAL sync, and real transactions: sqlite3's own BEGIN handling skips SELECTs
+    and DDL, so SQLAlchemy emits BEGIN itself (the recipe in SQLAlchemy's SQLite docs).
+    Writers use BEGIN IMMEDIATE: they take the write lock first and wait for it (busy
+    timeout) instead of failing when a read would need upgrading to a write."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        _use_wal(dbapi_connection)
+        dbapi_connection.execute("PRAGMA synchronous=NORMAL")
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql(f"BEGIN {conn.get_execution_options().get(SQLITE_BEGIN, '')}")
+
+
+def _use_wal(dbapi_connection: sqlite3.Connection, wait: float = SQLITE_TIMEOUT) -> None:
+    """Switch the file to WAL (a lasting setting of the file) unless it already is.
+
+    The switch needs the file to itself and, unlike other statements, does not wait for a
+    busy lock: when several processes open a new database at once, all but one would fail.
+    So the switch is retried until one of them has made it.
+    """
+    deadline, delay = time.monotonic() + wait, 0.005
+    while True:
+        try:
+            mode = dbapi_connection.execute("PRAGMA journal_mode").fetchone()[0]
+            if mode.lower() in ("wal", "memory"):  # an in-memory database has no WAL
+                return
+            dbapi_connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.25)
+
+
+def _one_of(column: ColumnElement[Any], statuses: Collection[ItemStatus]) -> ColumnElement[bool]:
+    # not IN (…): executemany cannot take SQLAlchemy's expanding IN parameters
+    return or_(*(column == status.value for status in sorted(statuses)))
+
+
+def ledger_upsert(dialect: str) -> Insert:
+    """INSERT … ON CONFLICT DO UPDATE for one outcome; run with executemany.
+
+    The row inserted for a new key already holds the right values; for a known key the
+    columns below combine the outcome (``excluded``) with what the ledger had.
+    """
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(ledger)
+    new, old = stmt.excluded, ledger.c
+    unsuccessful, successful = _one_of(new.status, UNSUCCESSFUL), _one_of(new.status, SUCCESSFUL)
+    return stmt.on_conflict_do_update(
+        index_elements=[old.source, old.resource, old.item_key],
+        set_={
+            "content_hash": new.content_hash,
+            "status": new.status,
+            "attempts": case(
+                (unsuccessful, old.attempts + 1),
+                (successful, 0),
+                else_=old.attempts,
+            ),
+            "source_record_id": func.coalesce(new.source_record_id, old.source_record_id),
+            "errors": new.errors,
+            "payload": new.payload,
+            "updated_at": new.updated_at,
+            "accepted_at": case(
+                (new.status == ItemStatus.ACCEPTED.value, new.accepted_at),
+                else_=func.coalesce(old.accepted_at, new.accepted_at),
+            ),
+            "visible_at": case(
+                (new.status == ItemStatus.ACCEPTED.value, null()),
+                (
+                    new.status == ItemStatus.VISIBLE.value,
+                    func.coalesce(old.visible_at, new.visible_at),
+                ),
+                else_=old.visible_at,
+            ),
+            "accepted_hash": case((successful, new.accepted_hash), else_=old.accepted_hash),
+        },
+    )
+
+
+def ledger_row(source: str, resource: str, outcome: Outcome, now: datetime) -> dict[str, Any]:
+    """The row a new key gets; see ``ledger_upsert`` for a known one."""
+    status = ItemStatus(outcome.status)
+    successful = status in SUCCESSFUL
+    return {
+        "source": source,
+        "resource": resource,
+        "item_key": outcome.key,
+        "content_hash": outcome.content_hash,
+        "status": status.value,
+        "attempts": 1 if status in UNSUCCESSFUL else 0,
+        "source_record_id": outcome.source_record_id,
+        "errors": list(outcome.errors),
+        "payload": None if status in NO_PAYLOAD else outcome.payload,
+        "first_seen_at": now,
+        "updated_at": now,
+        "accepted_at": now if successful else None,
+        "visible_at": now if status is ItemStatus.VISIBLE else None,
+        "accepted_hash": outcome.content_hash if successful else None,
+    }
+
+
+def entry_from_row(row: Row[Any]) -> LedgerEntry:
+    return LedgerEntry(
+        key=row.item_key,
+        content_hash=row.content_hash,
+        status=ItemStatus(row.status),
+        attempts=row.attempts,
+        source_record_id=row.source_record_id,
+        errors=list(row.errors or ()),
+        payload=row.payload,
+        first_seen_at=row.first_seen_at,
+        updated_at=row.updated_at,
+        accepted_at=row.accepted_at,
+        visible_at=row.visible_at,
+        accepted_hash=row.accepted_hash,
+    )
+
+
+def run_from_row(row: Row[Any]) -> RunRecord:
+    return RunRecord(
+        id=row.id,
+        source=row.source,
+        resource=row.resource,
+        kind=row.kind,
+        status=row.status,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        window_start=row.window_start,
+        window_end=row.window_end,
+        counts=dict(row.counts or {}),
+        error=row.error,
+    )

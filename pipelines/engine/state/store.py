@@ -1,0 +1,360 @@
+"""The state store: runs, stream cursors and the item ledger, in SQLite or PostgreSQL.
+
+One ``StateStore`` per process is enough; it is safe to use from several threads, and
+several processes may open the same database. Every write method is one transaction,
+durable when it returns; ``transaction()`` groups several into one.
+
+On SQLite the database runs in WAL mode with ``synchronous=NORMAL``: a committed write
+survives a crash of the process, but a power loss may take the last few commits back. The
+engine writes outcomes and the cursor that follows them in one transaction
+(``record(..., cursor=…)``), so such a loss only rewinds both together, and the items are
+sent again — harmless, as writes to the API are idempotent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+from sqlalchemy import Connection, func, select
+from sqlalchemy.engine import make_url
+
+from connectors.sources.base import Position
+from pipelines.engine.state.models import (
+    NO_PAYLOAD,
+    SUCCESSFUL,
+    ItemStatus,
+    LedgerEntry,
+    Outcome,
+    RunRecord,
+)
+from pipelines.engine.state.schema import MIGRATIONS, Migration, cursors, ledger, migrate, runs
+from pipelines.engine.state.schema import current_version as _current_version
+from pipelines.engine.state.sql import (
+    SQLITE_BEGIN,
+    cursor_upsert,
+    entry_from_row,
+    ledger_row,
+    ledger_upsert,
+    open_engine,
+    run_from_row,
+)
+
+#: keys per ``IN (…)`` list: far below SQLite's 32 766 and PostgreSQL's 65 535 parameters
+IN_CHUNK = 500
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _chunks(items: Sequence[str], size: int = IN_CHUNK) -> Iterator[Sequence[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+class StateStore:
+    """Runs, cursors and the ledger of one shopsync installation, in one database.
+
+    ``url`` is a SQLAlchemy URL: ``sqlite:///path/state.db`` (the parent folder is
+    created) or ``postgresql+psycopg://user:password@host/db``. Opening creates the schema,
+    or upgrades it, before anything else happens.
+    """
+
+    def __init__(self, url: str, *, migrations: Sequence[Migration] = MIGRATIONS) -> None:
+        self.dialect = make_url(url).get_backend_name()
+        self._engine = open_engine(url)
+        self._upsert = ledger_upsert(self.dialect)
+        self._current: ContextVar[Connection | None] = ContextVar(
+            f"shopsync_state_{id(self)}", default=None
+        )
+        try:
+            with self._connection(write=True) as conn:
+                migrate(conn, migrations)
+        except BaseException:
+            self._engine.dispose()
+            raise
+
+    @classmethod
+    def default_url(cls) -> str:
+        """``$SHOPSYNC_HOME/state.db``, ``SHOPSYNC_HOME`` defaulting to ``~/.shopsync``."""
+        home = Path(os.environ.get("SHOPSYNC_HOME") or "~/.shopsync").expanduser().absolute()
+        return f"sqlite:///{home / 'state.db'}"
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def schema_version(self) -> int:
+        with self._connection() as conn:
+            return _current_version(conn)
+
+    # -- transactions
+
+    @contextmanager
+    def _connection(self, *, write: bool = False) -> Iterator[Connection]:
+        """The connection of the open ``transaction()``, or a new one-transaction one."""
+        current = self._current.get()
+        if current is not None:
+            yield current
+            return
+        with self._engine.connect() as conn:
+            if write and self.dialect == "sqlite":
+                conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make every store call inside the block one transaction: all or nothing.
+
+        Nested blocks join the outer one. The block holds a connection (and on SQLite the
+        write lock) until it ends: keep network calls out of it.
+        """
+        if self._current.get() is not None:
+            yield
+            return
+        with self._connection(write=True) as conn:
+            token = self._current.set(conn)
+            try:
+                yield
+            finally:
+                self._current.reset(token)
+
+    # -- runs
+
+    def start_run(
+        self,
+        source: str,
+        resource: str | None,
+        kind: str,
+        window_start: datetime | None = None,
+        window_end: datetime | None = None,
+    ) -> int:
+        """Record that a run began (status ``running``); returns its id."""
+        with self._connection(write=True) as conn:
+            result = conn.execute(
+                runs.insert().values(
+                    source=source,
+                    resource=resource,
+                    kind=kind,
+                    status="running",
+                    window_start=window_start,
+                    window_end=window_end,
+                    started_at=_now(),
+                )
+            )
+            key = result.inserted_primary_key
+            assert key is not None
+            return int(key[0])
+
+    def finish_run(
+        self,
+        run_id: int,
+        status: str,
+        counts: Mapping[str, int | float],
+        error: str | None = None,
+    ) -> None:
+        with self._connection(write=True) as conn:
+            result = conn.execute(
+                runs.update()
+                .where(runs.c.id == run_id)
+                .values(status=status, finished_at=_now(), counts=dict(counts), error=error)
+            )
+            if result.rowcount == 0:
+                raise KeyError(f"no run {run_id}")
+
+    def get_run(self, run_id: int) -> RunRecord | None:
+        with self._connection() as conn:
+            row = conn.execute(select(runs).where(runs.c.id == run_id)).one_or_none()
+        return run_from_row(row) if row is not None else None
+
+    def recent_runs(self, source: str | None = None, limit: int = 20) -> list[RunRecord]:
+        """The latest runs first."""
+        query = select(runs).order_by(runs.c.id.desc()).limit(limit)
+        if source is not None:
+            query = query.where(runs.c.source == source)
+        with self._connection() as conn:
+            return [run_from_row(row) for row in conn.execute(query)]
+
+    # -- cursors
+
+    def get_cursor(self, source: str, stream: str) -> Position | None:
+        query = select(cursors.c.changed_at, cursors.c.record_id).where(
+            cursors.c.source == source, cursors.c.stream == stream
+        )
+        with self._connection() as conn:
+            row = conn.execute(query).one_or_none()
+        return Position(row.changed_at, row.record_id) if row is not None else None
+
+    def set_cursor(self, source: str, stream: str, position: Position) -> None:
+        """Move the stream's cursor to ``position`` (backwards too: that is a reset)."""
+        with self._connection(write=True) as conn:
+            self._write_cursor(conn, source, stream, position, _now())
+
+    def cursors(self, source: str | None = None) -> dict[tuple[str, str], Position]:
+        """Every cursor, by (source, stream): for status pages."""
+        query = select(cursors).order_by(cursors.c.source, cursors.c.stream)
+        if source is not None:
+            query = query.where(cursors.c.source == source)
+        with self._connection() as conn:
+            return {
+                (row.source, row.stream): Position(row.changed_at, row.record_id)
+                for row in conn.execute(query)
+            }
+
+    def delete_cursor(self, source: str, stream: str) -> None:
+        """Forget the stream's cursor: the next run reads the stream from its beginning."""
+        with self._connection(write=True) as conn:
+            conn.execute(
+                cursors.delete().where(cursors.c.source == source, cursors.c.stream == stream)
+            )
+
+    def _write_cursor(
+        self, conn: Connection, source: str, stream: str, position: Position, now: datetime
+    ) -> None:
+        conn.execute(cursor_upsert(self.dialect, source, stream, position, now))
+
+    # -- ledger
+
+    def ledger(self, source: str, resource: str, keys: Sequence[str]) -> dict[str, LedgerEntry]:
+        """The entries of ``keys`` that the ledger knows, by key."""
+        found: dict[str, LedgerEntry] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._connection() as conn:
+            for chunk in _chunks(unique):
+                query = select(ledger).where(
+                    ledger.c.source == source,
+                    ledger.c.resource == resource,
+                    ledger.c.item_key.in_(chunk),
+                )
+                found.update((row.item_key, entry_from_row(row)) for row in conn.execute(query))
+        return found
+
+    def record(
+        self,
+        source: str,
+        resource: str,
+        outcomes: Sequence[Outcome],
+        *,
+        cursor: tuple[str, Position] | None = None,
+    ) -> None:
+        """Upsert the outcomes by key, and move ``cursor`` (stream, position) if given: one
+        transaction, durable when this returns.
+
+        Per key: ``content_hash``, ``status``, ``errors`` and ``payload`` become the
+        outcome's (the payload is dropped for accepted, visible and deleted items);
+        ``attempts`` counts consecutive unsuccessful sends — +1 for rejected or failed, back
+        to 0 for accepted or visible, unchanged otherwise (quarantined, parked and deleted
+        are no sends); ``accepted_at``/``accepted_hash`` are set when accepted;
+        ``visible_at`` is cleared by a new acceptance and set by the first visible outcome
+        after it; ``first_seen_at`` and a known ``source_record_id`` are kept. A key that
+        appears twice in ``outcomes`` is applied twice, in order.
+        """
+        now = _now()
+        rounds: list[dict[str, dict[str, Any]]] = []
+        for outcome in outcomes:
+            row = ledger_row(source, resource, outcome, now)
+            # the n-th outcome of a key goes to the n-th round, so each statement sees
+            # every key once (PostgreSQL refuses one statement updating a row twice)
+            for batch in rounds:
+                if outcome.key not in batch:
+                    batch[outcome.key] = row
+                    break
+            else:
+                rounds.append({outcome.key: row})
+        with self._connection(write=True) as conn:
+            for batch in rounds:
+                conn.execute(self._upsert, list(batch.values()))
+            if cursor is not None:
+                self._write_cursor(conn, source, cursor[0], cursor[1], now)
+
+    def entries(
+        self,
+        source: str,
+        resource: str,
+        statuses: Collection[ItemStatus] | None = None,
+        limit: int | None = None,
+        after_key: str | None = None,
+    ) -> list[LedgerEntry]:
+        """Entries in key order (byte order), after ``after_key``: pass the last key of a
+        page to get the next one."""
+        query = (
+            select(ledger)
+            .where(ledger.c.source == source, ledger.c.resource == resource)
+            .order_by(ledger.c.item_key)
+        )
+        if statuses is not None:
+            query = query.where(ledger.c.status.in_([ItemStatus(s).value for s in statuses]))
+        if after_key is not None:
+            query = query.where(ledger.c.item_key > after_key)
+        if limit is not None:
+            query = query.limit(limit)
+        with self._connection() as conn:
+            return [entry_from_row(row) for row in conn.execute(query)]
+
+    def counts(
+        self, source: str | None = None, resource: str | None = None
+    ) -> dict[str, dict[str, int]]:
+        """Items per status, per resource: ``{"orders": {"accepted": 10, …}, …}``."""
+        query = select(ledger.c.resource, ledger.c.status, func.count()).group_by(
+            ledger.c.resource, ledger.c.status
+        )
+        if source is not None:
+            query = query.where(ledger.c.source == source)
+        if resource is not None:
+            query = query.where(ledger.c.resource == resource)
+        result: dict[str, dict[str, int]] = {}
+        with self._connection() as conn:
+            for res, status, n in conn.execute(query):
+                result.setdefault(res, {})[status] = int(n)
+        return result
+
+    def mark(
+        self, source: str, resource: str, keys: Sequence[str], status: ItemStatus
+    ) -> int:
+        """Set the status of known keys without a new outcome (visible after a read-back,
+        parked, deleted…); unknown keys are ignored. Returns how many entries changed.
+
+        Marking accepted or visible clears errors and payload, resets ``attempts`` and
+        makes the current content hash the accepted one; deleted drops the payload; other
+        statuses keep everything but the status.
+        """
+        status = ItemStatus(status)
+        now = _now()
+        values: dict[str, Any] = {"status": status.value, "updated_at": now}
+        if status in SUCCESSFUL:
+            values |= {"attempts": 0, "errors": [], "accepted_hash": ledger.c.content_hash}
+        if status in NO_PAYLOAD:
+            values["payload"] = None
+        if status is ItemStatus.ACCEPTED:
+            values |= {"accepted_at": now, "visible_at": None}
+        elif status is ItemStatus.VISIBLE:
+            values |= {
+                "accepted_at": func.coalesce(ledger.c.accepted_at, now),
+                "visible_at": func.coalesce(ledger.c.visible_at, now),
+            }
+        changed = 0
+        with self._connection(write=True) as conn:
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                result = conn.execute(
+                    ledger.update()
+                    .where(
+                        ledger.c.source == source,
+                        ledger.c.resource == resource,
+                        ledger.c.item_key.in_(chunk),
+                    )
+                    .values(values)
+                )
+                changed += result.rowcount
+        return changed

@@ -1,0 +1,292 @@
+"""One sync of one stream of one source: extract → map → validate → diff → push → record.
+
+Pages are read in position order and gathered into chunks; each chunk is mapped, checked,
+diffed against the ledger, pushed, and its outcomes recorded together with the stream's
+cursor in one transaction. The cursor therefore never passes an item whose outcome is not
+durably known: a crash anywhere, rerun, re-reads at most one chunk, and what the ledger
+already holds as accepted with the same content is not sent again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from connectors.marketing.client import MarketingClient
+from connectors.marketing.items import validate_item
+from connectors.marketing.resources import SYNC_RESOURCES
+from connectors.marketing.writer import BulkWriter, ItemOutcome
+from connectors.sources.base import Position, SourceConnector
+from pipelines.engine.config import Source
+from pipelines.engine.diff import content_hash
+from pipelines.engine.mappings.base import (
+    MappedItem,
+    MappingContext,
+    Overrides,
+    PlatformMapping,
+    map_record,
+)
+from pipelines.engine.state import ItemStatus, Outcome, StateStore
+
+#: ledger states whose content the API already has
+SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
+COUNTS = ("extracted", "quarantined", "unchanged", "pushed", "accepted", "rejected", "failed")
+SAMPLES_PER_RESOURCE = 3
+
+
+@dataclass(frozen=True)
+class Window:
+    """A time window of change times, for backfills: it does not move the stream's cursor."""
+
+    start: datetime
+    end: datetime
+
+
+@dataclass
+class StreamReport:
+    """What one run of a stream did, per target resource."""
+
+    source: str
+    stream: str
+    dry_run: bool = False
+    records: int = 0
+    counts: dict[str, Counter[str]] = field(default_factory=dict)
+    samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    cursor: Position | None = None
+    seconds: float = 0.0
+
+    def add(self, resource: str, what: str, n: int = 1) -> None:
+        self.counts.setdefault(resource, Counter())[what] += n
+
+    def total(self, what: str) -> int:
+        return sum(c[what] for c in self.counts.values())
+
+    @property
+    def records_per_second(self) -> float:
+        return self.records / self.seconds if self.seconds else 0.0
+
+
+def ledger_key(key: Hashable) -> str:
+    """The ledger's text form of a writer key (a value, or a tuple for composite keys)."""
+    return "|".join(map(str, key)) if isinstance(key, tuple) else str(key)
+
+
+class StreamSync:
+    """Runs one stream of one source into the API (or, with ``client=None``, a dry run)."""
+
+    def __init__(
+        self,
+        *,
+        source: Source,
+        connector: SourceConnector,
+        mapping: PlatformMapping,
+        state: StateStore,
+        client: MarketingClient | None,
+        id_data_source: int | None,
+        resources: Iterable[str] | None = None,
+        chunk_items: int = 2000,
+        progress: Callable[[StreamReport], None] | None = None,
+    ) -> None:
+        self.source = source
+        self.connector = connector
+        self.mapping = mapping
+        self.state = state
+        self.client = client
+        self.resources = set(resources) if resources is not None else None
+        self.chunk_items = chunk_items
+        self.progress = progress
+        self.overrides = Overrides(source.mapping)
+        self.context = MappingContext(
+            shop_url=source.connection.url,
+            lang=source.lang,
+            currency=source.currency,
+            id_data_source=id_data_source,
+        )
+
+    def _wanted(self, resource: str) -> bool:
+        return self.resources is None or resource in self.resources
+
+    def _start(self, stream: str, window: Window | None) -> tuple[Position | None, datetime]:
+        """Where to read from and up to when (fixed at the start of the run)."""
+        until = window.end if window else datetime.now(UTC)
+        if window is not None:
+            return Position(window.start - timedelta(microseconds=1)), until
+        if not self.connector.streams()[stream].incremental:
+            return None, until
+        cursor = self.state.get_cursor(self.source.name, stream)
+        if cursor is None:
+            start = self.source.history_start
+            if start is None:
+                return None, until
+            return Position(datetime(start.year, start.month, start.day, tzinfo=UTC)), until
+        lookback = timedelta(seconds=self.source.lookback_seconds)
+        return (Position(cursor.changed_at - lookback) if lookback else cursor), until
+
+    async def run(self, stream: str, *, window: Window | None = None, dry_run: bool = False) -> StreamReport:
+        report = StreamReport(self.source.name, stream, dry_run=dry_run)
+        started = time.perf_counter()
+        after, until = self._start(stream, window)
+        incremental = self.connector.streams()[stream].incremental
+        run_id = None
+        if not dry_run:
+            run_id = self.state.start_run(
+                self.source.name, stream, "backfill" if window else "sync",
+                window.start if window else None, until,
+            )
+        try:
+            if not dry_run:
+                await self._resend_failed(stream, report)
+            chunk: list[MappedItem] = []
+            last: Position | None = None
+            async for page in self.connector.read(stream, after=after, until=until):
+                for record in page:
+                    report.records += 1
+                    position = self.connector.position(stream, record)
+                    last = position
+                    for mapped in map_record(
+                        self.mapping, self.overrides, stream, record, self.context,
+                        position.record_id,
+                    ):
+                        if self._wanted(mapped.resource):
+                            chunk.append(mapped)
+                if len(chunk) >= self.chunk_items:
+                    await self._flush(stream, chunk, last if incremental and not window else None,
+                                      report, dry_run)
+                    chunk = []
+            await self._flush(stream, chunk, last if incremental and not window else None,
+                              report, dry_run)
+            report.cursor = last
+        except BaseException as exc:
+            report.seconds = time.perf_counter() - started
+            if run_id is not None:
+                self.state.finish_run(run_id, "failed", self._totals(report), error=str(exc))
+            raise
+        report.seconds = time.perf_counter() - started
+        if run_id is not None:
+            self.state.finish_run(run_id, "succeeded", self._totals(report))
+        return report
+
+    @staticmethod
+    def _totals(report: StreamReport) -> dict[str, int | float]:
+        totals: dict[str, int | float] = {what: report.total(what) for what in COUNTS}
+        totals["records"] = report.records
+        totals["seconds"] = round(report.seconds, 3)
+        return totals
+
+    def _resources_in_order(self, stream: str, chunk: list[MappedItem]) -> list[str]:
+        order = list(self.mapping.produces.get(stream, ()))
+        return [r for r in order if any(m.resource == r for m in chunk)] + sorted(
+            {m.resource for m in chunk} - set(order)
+        )
+
+    async def _flush(
+        self,
+        stream: str,
+        chunk: list[MappedItem],
+        cursor: Position | None,
+        report: StreamReport,
+        dry_run: bool,
+    ) -> None:
+        """Check, diff, push and record one chunk; then move the cursor past it."""
+        resources = self._resources_in_order(stream, chunk)
+        for index, resource in enumerate(resources):
+            items = [m for m in chunk if m.resource == resource]
+            outcomes = await self._push_resource(resource, items, report, dry_run)
+            if not dry_run:
+                is_last = index == len(resources) - 1
+                self.state.record(
+                    self.source.name, resource, outcomes,
+                    cursor=(stream, cursor) if is_last and cursor is not None else None,
+                )
+        if not resources and cursor is not None and not dry_run:
+            self.state.set_cursor(self.source.name, stream, cursor)
+        if self.progress is not None:
+            self.progress(report)
+
+    async def _push_resource(
+        self, resource: str, items: list[MappedItem], report: StreamReport, dry_run: bool
+    ) -> list[Outcome]:
+        model = SYNC_RESOURCES[resource].model
+        latest: dict[str, MappedItem] = {}
+        for mapped in items:  # the same item may come twice in a chunk (a carrier per order)
+            latest[mapped.key] = mapped
+        report.add(resource, "extracted", len(latest))
+        hashes = {key: content_hash(m.item) for key, m in latest.items()}
+        known = self.state.ledger(self.source.name, resource, list(latest))
+        outcomes: list[Outcome] = []
+        to_send: list[MappedItem] = []
+        for key, mapped in latest.items():
+            entry = known.get(key)
+            if entry is not None and entry.content_hash == hashes[key] and (
+                entry.status in SETTLED or entry.status == ItemStatus.QUARANTINED
+            ):
+                report.add(resource, "unchanged" if entry.status in SETTLED else "quarantined")
+                continue
+            reasons = validate_item(model, mapped.item)
+            if reasons:
+                report.add(resource, "quarantined")
+                outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
+                                        mapped.source_record_id, reasons, mapped.item))
+                continue
+            to_send.append(mapped)
+        if dry_run:
+            report.add(resource, "pushed", len(to_send))
+            samples = report.samples.setdefault(resource, [])
+            samples.extend(m.item for m in to_send[: SAMPLES_PER_RESOURCE - len(samples)])
+            return outcomes
+        outcomes.extend(await self._send(resource, to_send, hashes, report))
+        return outcomes
+
+    async def _send(
+        self,
+        resource: str,
+        to_send: list[MappedItem],
+        hashes: dict[str, str],
+        report: StreamReport,
+    ) -> list[Outcome]:
+        if not to_send:
+            return []
+        assert self.client is not None
+        by_key = {m.key: m for m in to_send}
+        tuning = self.source.tuning
+        writer = BulkWriter(self.client, resource, concurrency=tuning.concurrency,
+                            min_concurrency=min(tuning.min_concurrency, tuning.concurrency))
+        outcomes: list[Outcome] = []
+
+        def collect(outcome: ItemOutcome) -> None:
+            key = ledger_key(outcome.key)
+            mapped = by_key.get(key)
+            report.add(resource, outcome.status)
+            outcomes.append(Outcome(
+                key,
+                hashes.get(key, ""),
+                ItemStatus(outcome.status),
+                mapped.source_record_id if mapped else None,
+                list(outcome.errors),
+                None if outcome.status == "accepted" else dict(outcome.item or {}),
+            ))
+
+        report.add(resource, "pushed", len(to_send))
+        await writer.write_all((m.item for m in to_send), on_outcome=collect)
+        return outcomes
+
+    async def _resend_failed(self, stream: str, report: StreamReport) -> None:
+        """Items that failed transiently last time are sent again first, from the ledger."""
+        for resource in self.mapping.produces.get(stream, ()):
+            if not self._wanted(resource):
+                continue
+            entries = self.state.entries(self.source.name, resource, {ItemStatus.FAILED})
+            items = [
+                MappedItem(resource, e.key, e.payload, e.source_record_id or "")
+                for e in entries
+                if e.payload
+            ]
+            if items:
+                outcomes = await self._send(
+                    resource, items, {e.key: e.content_hash for e in entries}, report
+                )
+                self.state.record(self.source.name, resource, outcomes)

@@ -1,0 +1,64 @@
+"""Small helpers shared by the fake's route modules: JSON answers, links, authentication."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from sandbox.shops.woocommerce.data import Row
+from sandbox.shops.woocommerce.errors import WooError, cannot_view
+from sandbox.shops.woocommerce.settings import API_PREFIX
+from sandbox.shops.woocommerce.store import Store
+
+_PATHS = {"orders": "orders", "products": "products", "customers": "customers",
+          "coupons": "coupons", "categories": "products/categories"}
+
+
+def respond(data: Any, status: int = 200, headers: list[tuple[str, str]] | None = None) -> Response:
+    response = Response(orjson.dumps(data), status_code=status,
+                        media_type="application/json; charset=UTF-8")
+    for name, value in headers or []:
+        response.raw_headers.append((name.lower().encode(), value.encode()))
+    return response
+
+
+def store_of(request: Request) -> Store:
+    return request.app.state.store
+
+
+def require_auth(request: Request, *, listing: bool) -> Store:
+    """The route's permission check: requests without credentials are refused here (wrong
+    credentials were already refused by the gate)."""
+    if not request.scope.get("state", {}).get("authenticated"):
+        raise cannot_view(listing)
+    return store_of(request)
+
+
+def with_links(request: Request, resource: str, row: Row, record: dict[str, Any]) -> dict[str, Any]:
+    root = f"{str(request.base_url).rstrip('/')}{API_PREFIX}"
+    if resource == "variations":
+        collection = f"{root}/products/{row.parent}/variations"
+        links = {"up": [{"href": f"{root}/products/{row.parent}"}]}
+    else:
+        collection, links = f"{root}/{_PATHS[resource]}", {}
+        if resource == "orders" and row.customer:
+            links["customer"] = [{"href": f"{root}/customers/{row.customer}"}]
+    record["_links"] = {"self": [{"href": f"{collection}/{row.id}"}],
+                        "collection": [{"href": collection}], **links}
+    return record
+
+
+async def json_object(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise WooError(400, "rest_invalid_json", "Invalid JSON body passed.") from None
+    if not isinstance(body, dict):
+        raise WooError(400, "rest_invalid_json", "The body must be a JSON object.")
+    return body

@@ -1,0 +1,102 @@
+"""Word lists for the generated shop, including the odd names real shops hold."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+FIRST_NAMES = (
+    "Alice", "Bruno", "Chloé", "Dmitri", "Élodie", "Farid", "Greta", "Hugo", "Inès", "Jonas",
+    "Kenji", "Léa", "Malik", "Noémie", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tomasz",
+    "Ugo", "Valentina", "Wen", "Xavier", "Yasmine", "Zoë",
+)
+LAST_NAMES = (
+    "Martin", "Bernard", "Dubois", "Müller", "García", "Rossi", "Nowak", "O'Brien", "Smith",
+    "Nguyễn", "Johansson", "Silva", "Novák", "Yılmaz", "Petit", "Lefèvre", "Schmidt",
+    "Janssen", "Costa", "van der Berg",
+)
+CITIES = (
+    ("Paris", "75011", "FR"), ("Lyon", "69003", "FR"), ("Bruxelles", "1000", "BE"),
+    ("Genève", "1204", "CH"), ("Berlin", "10115", "DE"), ("Köln", "50667", "DE"),
+    ("Madrid", "28013", "ES"), ("Milano", "20121", "IT"), ("Kraków", "31-001", "PL"),
+    ("London", "SW1A 1AA", "GB"),
+)
+
+#: customers at these positions are the same in every seed: names that break naive code
+ODD_CUSTOMERS = (
+    ("Rene\u0301e", "Zoe\u0308lle-Ha\u0308user"),  # combining accents (not NFC)
+    ("مريم", "الحسيني"),  # right-to-left
+    ("Ana 🌸", "Lima 👩\u200d💻"),  # emoji, with a zero-width joiner
+    ("Bad", "Email"),  # the one whose email is "not-an-email"
+    ("小龙", "李"),
+)
+BAD_EMAIL = "not-an-email"
+
+ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
+#: noun -> category slug
+NOUNS = {
+    "T-Shirt": "t-shirts", "Hoodie": "hoodies", "Cap": "hats", "Beanie": "hats",
+    "Mug": "mugs", "Poster": "posters", "Tea Tin": "cafe-the", "Album": "albums",
+    "Single": "singles", "Tote Bag": "accessories", "Scarf": "accessories",
+}
+#: products at these positions are the same in every seed (see data.py for their roles)
+ODD_PRODUCTS = {
+    1: ("Tasse ☕ « Café Crème »", "mugs"),
+    2: ("Store credit adjustment", "uncategorized"),
+    3: ("כובע קש", "hats"),  # right-to-left
+    4: ("Cre\u0300me bru\u0302le\u0301e candle", "uncategorized"),
+    5: ("🦄 Unicorn sticker 👩\u200d💻", "accessories"),
+}
+COLORS = ("Red", "Blue", "Black", "Green", "White", "Ochre")
+SIZES = ("XS", "S", "M", "L", "XL", "XXL")
+
+#: (id, name, parent id, slug); 15 is WooCommerce's own "Uncategorized"
+CATEGORIES = (
+    (15, "Uncategorized", 0, "uncategorized"),
+    (16, "Clothing", 0, "clothing"),
+    (17, "T-shirts", 16, "t-shirts"),
+    (18, "Hoodies", 16, "hoodies"),
+    (19, "Accessories", 16, "accessories"),
+    (20, "Hats", 19, "hats"),
+    (21, "Home & Décor", 0, "home-decor"),
+    (22, "Mugs", 21, "mugs"),
+    (23, "Café ☕ & Thé", 21, "cafe-the"),
+    (24, "Posters", 21, "posters"),
+    (25, "Music", 0, "music"),
+    (26, "Albums", 25, "albums"),
+    (27, "Singles", 25, "singles"),
+)
+
+#: (code, discount_type, amount in cents or percent*100, note)
+COUPONS = (
+    ("welcome10", "percent", 1000, "10% off the first order"),
+    ("summer-2025", "percent", 1500, "summer sale"),
+    ("été25", "percent", 2500, "unicode code"),
+    ("5off", "fixed_cart", 500, "5 EUR off the cart"),
+    ("bigspender", "fixed_cart", 2000, "20 EUR off above 100 EUR"),
+    ("expired-spring", "fixed_cart", 1000, "expired"),
+    ("mug2", "fixed_product", 200, "2 EUR off each mug"),
+    ("tee-deal", "fixed_product", 350, "3.50 EUR off each tee"),
+    ("freeship", "fixed_product", 0, "free shipping only"),
+)
+
+ORDER_STATUSES = (
+    ("pending", "Pending payment"), ("processing", "Processing"), ("on-hold", "On hold"),
+    ("completed", "Completed"), ("cancelled", "Cancelled"), ("refunded", "Refunded"),
+    ("failed", "Failed"), ("checkout-draft", "Draft"),
+)
+
+
+def slugify(text: str) -> str:
+    """Roughly WordPress's sanitize_title: ascii-folded, lower case, dashes."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    if slug:
+        return slug
+    # WordPress percent-encodes non-latin titles; a stable stand-in is enough here
+    return "-".join(f"{ord(c):x}" for c in text if not c.isspace())[:60]
+
+
+def ascii_part(text: str, fallback: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "", folded.lower()) or fallback

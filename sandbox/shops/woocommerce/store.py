@@ -1,0 +1,240 @@
+"""The fake shop's state: the generated rows, what tests changed, the clock and the site's
+timezone."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sandbox.shops.woocommerce import records
+from sandbox.shops.woocommerce.data import Row, generate
+from sandbox.shops.woocommerce.errors import WooError, invalid_id
+from sandbox.shops.woocommerce.settings import FakeWooSettings
+
+RESOURCES = ("orders", "products", "variations", "customers", "coupons", "categories")
+#: resources WooCommerce trashes on delete (others are deleted for good)
+TRASHABLE = frozenset({"orders", "products", "variations", "coupons"})
+_SORT_KEYS = {
+    "id": lambda r: r.id,
+    "created": lambda r: (r.created, r.id),
+    "modified": lambda r: (r.modified, r.id),
+}
+
+
+class Table:
+    """The rows of one resource, the fields tests patched, and sorted views kept until the
+    next change."""
+
+    def __init__(self, name: str, rows: list[Row]) -> None:
+        self.name = name
+        self.rows: dict[int, Row] = {r.id: r for r in sorted(rows, key=lambda r: r.id)}
+        self.patches: dict[int, dict[str, Any]] = {}
+        self._sorted: dict[str, list[Row]] = {}
+        self._keys: dict[str, list[int]] = {}
+
+    def ordered(self, by: str) -> list[Row]:
+        if by not in self._sorted:
+            self._sorted[by] = (list(self.rows.values()) if by == "id"
+                                else sorted(self.rows.values(), key=_SORT_KEYS[by]))
+        return self._sorted[by]
+
+    def keys(self, by: str) -> list[int]:
+        """The ``by`` column of ``ordered(by)``, for bisecting."""
+        cached = f"keys:{by}"
+        if cached not in self._keys:
+            self._keys[cached] = [getattr(r, by) for r in self.ordered(by)]
+        return self._keys[cached]
+
+    def changed(self) -> None:
+        self._sorted.clear()
+        self._keys.clear()
+
+    def row(self, record_id: int) -> Row:
+        found = self.rows.get(record_id)
+        if found is None:
+            raise invalid_id(self.name)
+        return found
+
+
+class Store:
+    def __init__(self, settings: FakeWooSettings) -> None:
+        self.settings = settings
+        self.seed = settings.seed
+        self.currency = settings.currency
+        self.tz = ZoneInfo(settings.timezone)
+        generated = generate(settings.seed, customers=settings.customers,
+                             orders=settings.orders, products=settings.products)
+        self.tables = {name: Table(name, rows) for name, rows in generated.rows.items()}
+        self.sellable = generated.sellable
+        self.negative = generated.negative
+        self.next_post_id = generated.next_post_id
+        self.children: dict[int, list[int]] = defaultdict(list)
+        for v in self.tables["variations"].rows.values():
+            self.children[v.parent].append(v.id)
+        self.category_counts = Counter(
+            records.product_category(p) for p in self.tables["products"].rows.values()
+            if p.status == "publish")
+        self.frozen_now: int | None = None
+        self._offset = lru_cache(maxsize=65536)(self._utc_offset)
+
+    # time ------------------------------------------------------------------------------
+
+    def now(self) -> int:
+        return self.frozen_now if self.frozen_now is not None else int(time.time())
+
+    def _utc_offset(self, quarter: int) -> int:
+        # every timezone changes offset on a quarter hour, so one lookup per quarter is exact
+        offset = datetime.fromtimestamp(quarter * 900, self.tz).utcoffset()
+        return int(offset.total_seconds()) if offset else 0
+
+    def local(self, epoch: int) -> int:
+        """The site's wall-clock time of ``epoch``, as seconds of a naive timeline."""
+        return epoch + self._offset(epoch // 900)
+
+    def gmt_text(self, epoch: int | None) -> str | None:
+        if not epoch:
+            return None
+        return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+    def local_text(self, epoch: int | None) -> str | None:
+        if not epoch:
+            return None
+        return datetime.fromtimestamp(self.local(epoch), UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+    # records ---------------------------------------------------------------------------
+
+    def record(self, resource: str, row: Row) -> dict[str, Any]:
+        built = records.BUILDERS[resource](self, row)
+        for key, value in self.tables[resource].patches.get(row.id, {}).items():
+            old = built.get(key)
+            built[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+        return built
+
+    def order_status_totals(self) -> Counter[str]:
+        return Counter(r.status for r in self.tables["orders"].rows.values())
+
+    # changes made through the /__fake__ API ---------------------------------------------
+
+    def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
+        table = self.tables[resource]
+        row = table.row(record_id)
+        if resource == "categories":
+            raise WooError(400, "fake_no_dates", "Categories have no dates to touch.")
+        row.modified = self.now() if at is None else at
+        table.changed()
+        if resource == "variations" and row.parent in self.tables["products"].rows:
+            # saving a variation re-syncs and saves its parent product, bumping it too
+            self.touch("products", row.parent, row.modified)
+        return row
+
+    def patch(self, resource: str, record_id: int, fields: dict[str, Any], *, bump: bool = True) -> Row:
+        table = self.tables[resource]
+        row = table.row(record_id)
+        fields = dict(fields)
+        for key in ("id", "date_created", "date_modified"):
+            fields.pop(key, None)
+        if "date_created_gmt" in fields:
+            row.created = _epoch(fields.pop("date_created_gmt"))
+        modified_at = fields.pop("date_modified_gmt", None)
+        if "status" in fields:
+            row.status = str(fields["status"])
+        for key in ("name", "code"):
+            if key in fields:
+                row.name = str(fields[key])
+        if "parent" in fields and resource == "categories":
+            row.parent = int(fields["parent"])
+        if "customer_id" in fields and resource == "orders":
+            row.customer = int(fields["customer_id"])
+        if resource == "customers" and ({"first_name", "last_name"} & fields.keys()):
+            current = self.record(resource, row)
+            row.name = f"{fields.get('first_name', current['first_name'])} " \
+                       f"{fields.get('last_name', current['last_name'])}"
+        if fields:
+            saved = table.patches.setdefault(record_id, {})
+            for key, value in fields.items():
+                old = saved.get(key)
+                saved[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+        if modified_at is not None:
+            row.modified = _epoch(modified_at)
+            table.changed()
+        elif bump and resource != "categories":
+            self.touch(resource, record_id)
+        table.changed()
+        return row
+
+    def create(self, resource: str, fields: dict[str, Any]) -> Row:
+        table = self.tables[resource]
+        now = self.now()
+        if resource in ("products", "variations"):
+            new_id, self.next_post_id = self.next_post_id, self.next_post_id + 1
+        else:
+            new_id = max(table.rows, default=0) + 1
+        row = Row(new_id, now, now)
+        if resource == "orders":
+            row.status, row.customer = "pending", int(fields.get("customer_id", 0))
+        elif resource == "products":
+            row.status, row.kind, row.name = "publish", str(fields.get("type", "simple")), f"New product {new_id}"
+            row.amount = _cents(fields.get("regular_price", "10.00"))
+        elif resource == "variations":
+            parent = self.tables["products"].row(int(fields.get("parent_id", 0)))
+            row.status, row.parent, row.kind = "publish", parent.id, "Red/M"
+            row.name, row.amount = f"{parent.name} - Red, M", parent.amount
+            self.children[parent.id].append(new_id)
+            self.touch("products", parent.id)
+        elif resource == "customers":
+            row.kind, row.name = "customer", "New Customer"
+        elif resource == "coupons":
+            row.status, row.kind, row.name = "publish", "percent", f"coupon{new_id}"
+            row.amount = _cents(fields.get("amount", "10.00"))
+        else:
+            row.created = row.modified = 0
+            row.parent, row.name = int(fields.get("parent", 0)), f"Category {new_id}"
+        table.rows[new_id] = row
+        table.changed()
+        return self.patch(resource, new_id, fields, bump=False)
+
+    def delete(self, resource: str, record_id: int, *, force: bool) -> tuple[Row, dict[str, Any]]:
+        table = self.tables[resource]
+        row = table.row(record_id)
+        before = self.record(resource, row)
+        if force or resource not in TRASHABLE:
+            del table.rows[record_id]
+            table.patches.pop(record_id, None)
+            if resource == "products":
+                for vid in self.children.pop(record_id, []):
+                    self.tables["variations"].rows.pop(vid, None)
+                self.tables["variations"].changed()
+            if resource == "variations" and record_id in self.children.get(row.parent, []):
+                self.children[row.parent].remove(record_id)
+            table.changed()
+            return row, before
+        if row.status == "trash":
+            singular = {"orders": "shop_order", "coupons": "shop_coupon"}.get(resource, "product")
+            raise WooError(410, "woocommerce_rest_already_trashed",
+                           f"The {singular} has already been deleted.")
+        row.status = "trash"
+        self.touch(resource, record_id)
+        return row, self.record(resource, row)
+
+
+def parse_datetime(text: str) -> tuple[int, bool]:
+    """ISO-8601 → (seconds of a naive timeline, whether the text carried a zone)."""
+    value = datetime.fromisoformat(text.strip().replace(" ", "T"))
+    if value.tzinfo is not None:
+        return int(value.timestamp()), True
+    return int(value.replace(tzinfo=UTC).timestamp()), False
+
+
+def _epoch(text: Any) -> int:
+    return parse_datetime(str(text))[0]
+
+
+def _cents(value: Any) -> int:
+    try:
+        return round(float(value) * 100)
+    except (TypeError, ValueError):
+        return 0

@@ -1,0 +1,93 @@
+"""Fixtures for the engine's tests: each state-store test runs on SQLite and on PostgreSQL.
+
+PostgreSQL comes from ``SHOPSYNC_TEST_POSTGRES_URL`` (``.ci/run`` sets it from
+``.ci/postgres.sh``). Each test gets its own PostgreSQL schema (through ``search_path``)
+and a session time zone other than UTC, so time-zone handling is tested too. Without the
+variable the PostgreSQL variants fail, unless ``SHOPSYNC_SKIP_POSTGRES=1`` says to skip them.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Iterator
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from pipelines.engine.state import StateStore
+
+POSTGRES_ENV = "SHOPSYNC_TEST_POSTGRES_URL"
+SKIP_ENV = "SHOPSYNC_SKIP_POSTGRES"
+HOW_TO = (
+    f"start one with `export {POSTGRES_ENV}=$(.ci/postgres.sh)` (installs and starts a "
+    f"throw-away PostgreSQL), or set {SKIP_ENV}=1 to skip the PostgreSQL variants"
+)
+#: not UTC, and not a whole hour off it: a time-zone slip shows
+PG_SESSION_TIME_ZONE = "Asia/Kathmandu"
+
+
+@pytest.fixture(scope="session")
+def postgres_admin() -> Iterator[Engine]:
+    """An engine on the test database, for creating and dropping per-test schemas."""
+    url = os.environ.get(POSTGRES_ENV)
+    if not url:
+        if os.environ.get(SKIP_ENV) == "1":
+            pytest.skip(f"PostgreSQL variant skipped: {SKIP_ENV}=1")
+        pytest.fail(
+            f"{POSTGRES_ENV} is not set: the PostgreSQL variants need a server;\n{HOW_TO}",
+            pytrace=False,
+        )
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    problem = None
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except OperationalError as exc:
+        problem = str(exc.orig).strip()
+    if problem is not None:  # failed outside the except block: no chained traceback
+        engine.dispose()
+        pytest.fail(f"cannot connect to {POSTGRES_ENV}: {problem}\n{HOW_TO}", pytrace=False)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[str]:
+    """The URL of an empty database of each backend."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{os.path.join(tmp_path, 'home', 'state.db')}"
+        return
+    admin: Engine = request.getfixturevalue("postgres_admin")
+    schema = f"test_{secrets.token_hex(6)}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    options = f"-csearch_path={schema} -ctimezone={PG_SESSION_TIME_ZONE}"
+    url = make_url(admin.url).update_query_dict({"options": options})
+    yield url.render_as_string(hide_password=False)
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+@pytest.fixture
+def open_store(db_url: str) -> Iterator[Callable[..., StateStore]]:
+    """Opens stores on the test's database (``open_store()``, or with keyword options);
+    all are closed after the test."""
+    opened: list[StateStore] = []
+
+    def _open(**kwargs: object) -> StateStore:
+        store = StateStore(db_url, **kwargs)  # type: ignore[arg-type]
+        opened.append(store)
+        return store
+
+    yield _open
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(open_store: Callable[..., StateStore]) -> StateStore:
+    """A store on an empty database."""
+    return open_store()

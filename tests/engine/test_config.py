@@ -1,0 +1,96 @@
+"""shops.yaml: a good file loads; a bad one gets one message per problem, with the fix."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from pipelines.engine.config import ConfigError, load_config
+
+GOOD = """
+destination:
+  base_url: https://api.example.com/v1
+  api_key_env: MARKETING_API_KEY
+state_url: sqlite:///state.db
+sources:
+  - name: eu_shop
+    platform: woocommerce
+    connection: {url: https://shop.example.com, key_env: WC_KEY, secret_env: WC_SECRET}
+    data_source: {label: WooCommerce EU}
+    resources: [orders, customers]
+    schedule: "*/10 * * * *"
+    history_start: 2024-06-01
+    mapping:
+      customers: {set: {is_opt_in: true}, rename: {phone_number: billing.phone}}
+"""
+
+
+def write(tmp_path, text):
+    path = tmp_path / "shops.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_a_good_file_loads(tmp_path):
+    config = load_config(write(tmp_path, GOOD))
+    source = config.source("eu_shop")
+    assert source.data_source.label == "WooCommerce EU"
+    assert source.mapping["customers"].rename == {"phone_number": "billing.phone"}
+    assert str(source.history_start) == "2024-06-01"
+
+
+def test_the_path_comes_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHOPSYNC_CONFIG", str(write(tmp_path, GOOD)))
+    assert load_config().sources[0].name == "eu_shop"
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (("base_url: https://api.example.com/v1", "base_url: https://api.example.com"),
+         "destination.base_url: must end with the API version prefix /v1"),
+        (("api_key_env: MARKETING_API_KEY", "api_key_env: abcd1234.secret"),
+         "destination.api_key_env: 'abcd1234.secret' is not an environment variable name"),
+        (("platform: woocommerce", "platform: shopifi"),
+         "sources[0].platform: Input should be 'woocommerce' (got 'shopifi')"),
+        (("name: eu_shop", "name: EU Shop"),
+         "sources[0].name: must be lowercase letters, digits and _"),
+        (("data_source: {label: WooCommerce EU}", "data_source: {}"),
+         "sources[0].data_source: give exactly one of `id` or `label`"),
+        (("history_start: 2024-06-01", "history_start: last year"),
+         "sources[0].history_start:"),
+        (("schedule:", "schedul:"), "sources[0].schedul: Extra inputs are not permitted"
+         " — remove it (or check its spelling)"),
+    ],
+    ids=["base-url", "key-in-file", "platform", "name", "data-source", "date", "typo"],
+)
+def test_each_problem_names_the_field_and_the_fix(tmp_path, change, expected):
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, GOOD.replace(*change)))
+    assert any(p.startswith(expected) for p in caught.value.problems), caught.value.problems
+
+
+def test_all_problems_are_reported_at_once(tmp_path):
+    bad = GOOD.replace("platform: woocommerce", "platform: x").replace(
+        "url: https://shop.example.com", "url: shop.example.com")
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, bad))
+    assert len(caught.value.problems) == 2
+
+
+def test_a_missing_file_says_how_to_point_at_one(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "nope.yaml")
+    assert "pass --config PATH or set SHOPSYNC_CONFIG" in caught.value.problems[0]
+
+
+def test_the_cli_prints_problems_without_a_traceback(tmp_path):
+    path = write(tmp_path, GOOD.replace("platform: woocommerce", "platform: x"))
+    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "check-config", "--config",
+                           str(path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "sources[0].platform" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -7,13 +7,13 @@ a run over a range that reaches today is the incremental sync (from the stored c
 a run over past days re-reads exactly that window (a backfill) and leaves the cursor alone.
 """
 
-from __future__ import annotations
 
 import asyncio
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import dagster as dg
+from dagster import AssetExecutionContext
 
 from assets.graph import REFERS_TO
 from assets.secrets import SourceSecrets, secrets_key
@@ -108,7 +108,7 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
         can_subset=False,
         pool=f"shopsync_{source.name}",
     )
-    def _sync(context: dg.AssetExecutionContext):  # type: ignore[no-untyped-def]
+    def _sync(context: AssetExecutionContext):  # type: ignore[no-untyped-def]
         secrets: SourceSecrets = getattr(context.resources, secrets_key(source))
         state = StateStore(config.state_url or StateStore.default_url())
         try:

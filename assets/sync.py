@@ -36,7 +36,7 @@ def asset_key(source: Source, resource: str) -> dg.AssetKey:
 
 def window_of(context: dg.AssetExecutionContext) -> Window | None:
     """The backfill window of a run, or None for the incremental sync (a range up to today)."""
-    if not context.has_partition_key:
+    if not (context.has_partition_key or context.has_partition_key_range):
         return None
     start, end = context.partition_time_window
     if end >= datetime.now(UTC) - timedelta(days=1):

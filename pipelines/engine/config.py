@@ -113,6 +113,8 @@ class Tuning(_Model):
     concurrency: int = Field(default=8, ge=1, le=64)
     min_concurrency: int = Field(default=1, ge=1)
     page_size: int = Field(default=100, ge=1, le=100)
+    #: items gathered before a push and a checkpoint: the most a crash makes re-read
+    chunk_items: int = Field(default=2000, ge=1, le=100_000)
 
 
 class Source(_Model):

@@ -1,7 +1,8 @@
 """Content hashes: what makes an item worth sending again.
 
-The hash covers every field of the mapped item except ``updated_at``: a record whose only
-change is its modification time has nothing new for the API.
+The hash covers every field of the mapped item except its modification times
+(``updated_at``, and ``cart_updated_at`` which platforms without carts derive from it): a
+record whose only change is its modification time has nothing new for the API.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import orjson
 
-IGNORED_FIELDS = frozenset({"updated_at"})
+IGNORED_FIELDS = frozenset({"updated_at", "cart_updated_at"})
 
 
 def content_hash(item: Mapping[str, Any]) -> str:

@@ -58,15 +58,27 @@ def open_client(config: Config, env: Env) -> MarketingClient:
     return MarketingClient(destination.base_url, key, kpi_api_key=kpi_key)
 
 
+def unsupported_streams(platform: str) -> Mapping[str, str]:
+    """What a platform's connector says it cannot read, and why."""
+    if platform == "woocommerce":
+        from connectors.sources.woocommerce.connector import UNSUPPORTED
+
+        return UNSUPPORTED
+    return {}
+
+
 def selected_resources(source: Source, mapping: PlatformMapping) -> dict[str, list[str]]:
     """stream -> the configured target resources it feeds, in the mapping's order."""
     known = {r for resources in mapping.produces.values() for r in resources}
     wanted = set(known) if "all" in source.resources else set(source.resources)
     unknown = sorted(wanted - known)
     if unknown:
+        why = unsupported_streams(source.platform)
         raise ConfigError([
-            f"sources.{source.name}.resources: {', '.join(unknown)} cannot be synced from"
-            f" {source.platform} — choose among {', '.join(sorted(known))} (or `all`)"
+            f"sources.{source.name}.resources: {name} cannot be synced from {source.platform}"
+            + (f": {why[name]}" if name in why else "")
+            + f" — choose among {', '.join(sorted(known))} (or `all`)"
+            for name in unknown
         ])
     plan = {
         stream: [r for r in resources if r in wanted]
@@ -133,6 +145,7 @@ class SourceRunner:
                     client=None if dry_run else client,
                     id_data_source=id_data_source,
                     resources=resources,
+                    chunk_items=self.source.tuning.chunk_items,
                     progress=progress,
                 )
                 reports.append(await sync.run(stream, window=window, dry_run=dry_run))

@@ -1,5 +1,8 @@
 """One sync of one stream of one source: extract → map → validate → diff → push → record.
 
+A backfill (a window of change time) re-sends every valid item of the window, whatever
+the ledger says, and leaves the stream's cursor where it was.
+
 Pages are read in position order and gathered into chunks; each chunk is mapped, checked,
 diffed against the ledger, pushed, and its outcomes recorded together with the stream's
 cursor in one transaction. The cursor therefore never passes an item whose outcome is not
@@ -100,6 +103,7 @@ class StreamSync:
         self.chunk_items = chunk_items
         self.progress = progress
         self.overrides = Overrides(source.mapping)
+        self._window: Window | None = None
         self.context = MappingContext(
             shop_url=source.connection.url,
             lang=source.lang,
@@ -128,6 +132,7 @@ class StreamSync:
 
     async def run(self, stream: str, *, window: Window | None = None, dry_run: bool = False) -> StreamReport:
         report = StreamReport(self.source.name, stream, dry_run=dry_run)
+        self._window = window
         started = time.perf_counter()
         after, until = self._start(stream, window)
         incremental = self.connector.streams()[stream].incremental
@@ -144,8 +149,12 @@ class StreamSync:
             last: Position | None = None
             async for page in self.connector.read(stream, after=after, until=until):
                 for record in page:
-                    report.records += 1
                     position = self.connector.position(stream, record)
+                    if window is not None and not incremental and not (
+                        window.start <= position.changed_at < window.end
+                    ):
+                        continue  # a full stream is read whole; a backfill keeps its window
+                    report.records += 1
                     last = position
                     for mapped in map_record(
                         self.mapping, self.overrides, stream, record, self.context,
@@ -195,7 +204,8 @@ class StreamSync:
         resources = self._resources_in_order(stream, chunk)
         for index, resource in enumerate(resources):
             items = [m for m in chunk if m.resource == resource]
-            outcomes = await self._push_resource(resource, items, report, dry_run)
+            outcomes = await self._push_resource(resource, items, report, dry_run,
+                                                 force=self._window is not None)
             if not dry_run:
                 is_last = index == len(resources) - 1
                 self.state.record(
@@ -208,7 +218,8 @@ class StreamSync:
             self.progress(report)
 
     async def _push_resource(
-        self, resource: str, items: list[MappedItem], report: StreamReport, dry_run: bool
+        self, resource: str, items: list[MappedItem], report: StreamReport, dry_run: bool,
+        force: bool = False,
     ) -> list[Outcome]:
         model = SYNC_RESOURCES[resource].model
         latest: dict[str, MappedItem] = {}
@@ -220,7 +231,7 @@ class StreamSync:
         outcomes: list[Outcome] = []
         to_send: list[MappedItem] = []
         for key, mapped in latest.items():
-            entry = known.get(key)
+            entry = None if force else known.get(key)
             if entry is not None and entry.content_hash == hashes[key] and (
                 entry.status in SETTLED or entry.status == ItemStatus.QUARANTINED
             ):

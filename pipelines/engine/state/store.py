@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, func, select, text
 from sqlalchemy.engine import make_url
 
 from connectors.sources.base import Position
@@ -70,6 +70,7 @@ class StateStore:
         self.dialect = make_url(url).get_backend_name()
         self._engine = open_engine(url)
         self._upsert = ledger_upsert(self.dialect)
+        self._written, self._analyze_at = 0, 1_000  # see _maybe_analyze
         self._current: ContextVar[Connection | None] = ContextVar(
             f"shopsync_state_{id(self)}", default=None
         )
@@ -261,12 +262,15 @@ class StateStore:
         after it; ``first_seen_at`` and a known ``source_record_id`` are kept. A key that
         appears twice in ``outcomes`` is applied twice, in order.
         """
+        if not outcomes and cursor is None:
+            return
         now = _now()
         rounds: list[dict[str, dict[str, Any]]] = []
         for outcome in outcomes:
             row = ledger_row(source, resource, outcome, now)
-            # the n-th outcome of a key goes to the n-th round, so each statement sees
-            # every key once (PostgreSQL refuses one statement updating a row twice)
+            # the n-th outcome of a key goes to the n-th round: each executemany sees a key
+            # once, so a driver may batch it into multi-row statements (PostgreSQL refuses
+            # one statement that updates a row twice)
             for batch in rounds:
                 if outcome.key not in batch:
                     batch[outcome.key] = row
@@ -278,6 +282,22 @@ class StateStore:
                 conn.execute(self._upsert, list(batch.values()))
             if cursor is not None:
                 self._write_cursor(conn, source, cursor[0], cursor[1], now)
+        self._maybe_analyze(len(outcomes))
+
+    def _maybe_analyze(self, written: int) -> None:
+        """PostgreSQL: ANALYZE the ledger when this store has written 1 000, 10 000,
+        100 000… outcomes. A new ledger filling fast has no statistics until autovacuum's
+        first pass (a minute or more); until then the planner scans a whole resource for
+        each look-up instead of using the primary key (measured: 2 000 instead of 58 000
+        keys/s at 100 000 entries)."""
+        if self.dialect != "postgresql":
+            return
+        self._written += written
+        if self._written < self._analyze_at or self._current.get() is not None:
+            return
+        self._analyze_at = self._written * 10
+        with self._engine.connect() as conn, conn.begin():
+            conn.execute(text(f"ANALYZE {ledger.name}"))
 
     def entries(
         self,

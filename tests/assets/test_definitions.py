@@ -1,0 +1,129 @@
+"""The Dagster code location: what it defines, and a materialization through Dagster."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+
+import dagster as dg
+import pytest
+
+from pipelines.definitions import build_definitions
+from pipelines.engine.config import parse_config
+from pipelines.engine.state import StateStore
+from sandbox.shops.woocommerce.launch import attach, launch
+
+
+def config_for(base_url="http://127.0.0.1:9/v1", shop_url="http://127.0.0.1:9", state_url=None):
+    return parse_config({
+        "destination": {"base_url": base_url, "api_key_env": "T_DG_API_KEY"},
+        "state_url": state_url,
+        "sources": [{
+            "name": "woo", "platform": "woocommerce",
+            "connection": {"url": shop_url, "key_env": "T_DG_WC_KEY", "secret_env": "T_DG_WC_SECRET"},
+            "schedule": "*/10 * * * *", "history_start": "2025-01-01", "lookback_seconds": 0,
+        }],
+    })
+
+
+def test_the_definitions_load_with_one_asset_per_source_and_resource():
+    defs = build_definitions(config_for())
+    dg.Definitions.validate_loadable(defs)
+    graph = defs.resolve_asset_graph()
+    keys = {key.to_user_string() for key in graph.get_all_asset_keys()}
+
+    assert keys == {f"woo/{r}" for r in (
+        "statuses", "categories", "customers", "addresses", "products", "variations", "images",
+        "vouchers", "carriers", "orders")}
+    parents = {p.to_user_string() for p in graph.get(dg.AssetKey(["woo", "orders"])).parent_keys}
+    assert parents == {"woo/statuses", "woo/customers", "woo/products", "woo/vouchers"}
+    products = graph.get(dg.AssetKey(["woo", "products"]))
+    assert {p.to_user_string() for p in products.parent_keys} == {"woo/categories"}
+    assert isinstance(products.partitions_def, dg.DailyPartitionsDefinition)
+    assert products.backfill_policy == dg.BackfillPolicy.single_run()
+
+
+def test_each_source_has_a_job_a_schedule_and_failed_runs_are_reported():
+    defs = build_definitions(config_for())
+    schedule = defs.resolve_schedule_def("woo_schedule")
+    assert schedule.cron_schedule == "*/10 * * * *"
+    assert defs.resolve_job_def("woo_sync") is not None
+    assert defs.resolve_sensor_def("shopsync_failed_runs") is not None
+
+
+def test_secrets_are_environment_variables_never_values(monkeypatch):
+    monkeypatch.setenv("T_DG_API_KEY", "abcd1234.do-not-show-me")
+    defs = build_definitions(config_for())
+    secrets = defs.resources["woo_secrets"]
+    assert isinstance(secrets.api_key, dg.EnvVar)
+    assert "do-not-show-me" not in repr(secrets)
+
+
+def test_the_workspace_loads_the_location_from_the_config_file(tmp_path):
+    path = tmp_path / "shops.yaml"
+    path.write_text(
+        "sources:\n  - name: from_file\n    platform: woocommerce\n"
+        "    connection: {url: http://127.0.0.1:9, key_env: K, secret_env: S}\n"
+    )
+    code = ("import dagster as dg; from pipelines.definitions import defs;"
+            " dg.Definitions.validate_loadable(defs);"
+            " print(sorted(k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys())[0])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "SHOPSYNC_CONFIG": str(path)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "from_file/addresses"
+
+
+@pytest.fixture
+def live(sandbox, fresh_key, tmp_path, monkeypatch):
+    shop = attach(launch("--orders", "30", "--customers", "10", "--products", "5"))
+    state_url = f"sqlite:///{tmp_path / 'state.db'}"
+    monkeypatch.setenv("T_DG_API_KEY", fresh_key())
+    monkeypatch.setenv("T_DG_WC_KEY", shop.key)
+    monkeypatch.setenv("T_DG_WC_SECRET", shop.secret)
+    yield config_for(sandbox.base_url, shop.root, state_url)
+    shop.stop()
+
+
+def _materialize(config, **kwargs):
+    defs = build_definitions(config)
+    return dg.materialize(list(defs.assets), resources=dict(defs.resources),
+                          instance=dg.DagsterInstance.ephemeral(), **kwargs)
+
+
+def test_a_materialization_reports_what_happened_to_the_items(live):
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    result = _materialize(live, partition_key=today)
+
+    assert result.success
+    events = {e.asset_key.to_user_string(): e.materialization.metadata
+              for e in result.get_asset_materialization_events()}
+    orders = events["woo/orders"]
+    assert orders["extracted"].value == orders["accepted"].value + orders["quarantined"].value
+    assert orders["accepted"].value > 0
+    assert orders["mode"].value == "sync"
+    assert "cursor" in orders and "records/s" in orders
+    checks = {(c.asset_key.to_user_string(), c.check_name): c.passed
+              for c in result.get_asset_check_evaluations()}
+    assert checks[("woo/orders", "no_rejections")] is True
+    assert checks[("woo/customers", "no_quarantine")] is False  # the shop's bad email
+
+
+def test_a_partition_range_in_the_past_is_a_backfill_that_keeps_the_cursor(live):
+    today = datetime.now(UTC)
+    _materialize(live, partition_key=today.strftime("%Y-%m-%d"))
+    state = StateStore(live.state_url)
+    cursor = state.get_cursor("woo", "orders")
+    start = (today - timedelta(days=400)).strftime("%Y-%m-%d")
+    end = (today - timedelta(days=2)).strftime("%Y-%m-%d")
+
+    result = _materialize(live, tags={"dagster/asset_partition_range_start": start,
+                                      "dagster/asset_partition_range_end": end})
+
+    assert result.success
+    assert state.get_cursor("woo", "orders") == cursor
+    runs = [r for r in state.recent_runs("woo", limit=50) if r.kind == "backfill"]
+    assert runs, "the range ran as a backfill"
+    state.close()

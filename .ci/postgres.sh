@@ -103,16 +103,27 @@ if [[ ! -s "$data/PG_VERSION" ]]; then
         --auth-local=trust --auth-host=scram-sha-256 --no-sync >&2
 fi
 
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 if ! as_pg "$bindir/pg_ctl" status -D "$data" >/dev/null 2>&1; then
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    echo "$port" >"$base/port"
-    log "starting PostgreSQL $major on 127.0.0.1:$port"
-    # -l: the server's output goes to a file, never to our caller's pipe
-    as_pg "$bindir/pg_ctl" start -D "$data" -w -t 60 -l "$base/server.log" \
-        -o "-p $port -k $base -c listen_addresses=127.0.0.1" >&2 || {
+    # a free port can be taken by someone else before the server binds it: try a few
+    for attempt in 1 2 3; do
+        port=$(free_port)
+        echo "$port" >"$base/port"
+        log "starting PostgreSQL $major on 127.0.0.1:$port"
+        # -l: the server's output goes to a file, never to our caller's pipe
+        if as_pg "$bindir/pg_ctl" start -D "$data" -w -t 60 -l "$base/server.log" \
+            -o "-p $port -k $base -c listen_addresses=127.0.0.1" >&2; then
+            break
+        fi
         tail -n 20 "$base/server.log" >&2 || true
-        exit 1
-    }
+        if [[ $attempt == 3 ]]; then
+            log "PostgreSQL did not start"
+            exit 1
+        fi
+    done
 fi
 port=$(cat "$base/port")
 

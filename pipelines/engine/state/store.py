@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from sqlalchemy import Connection, func, select, text
+from sqlalchemy import Connection, func, literal, select, text
 from sqlalchemy.engine import make_url
 
 from connectors.sources.base import Position
@@ -33,7 +33,15 @@ from pipelines.engine.state.models import (
     Outcome,
     RunRecord,
 )
-from pipelines.engine.state.schema import MIGRATIONS, Migration, cursors, ledger, migrate, runs
+from pipelines.engine.state.schema import (
+    MIGRATIONS,
+    Migration,
+    UTCDateTime,
+    cursors,
+    ledger,
+    migrate,
+    runs,
+)
 from pipelines.engine.state.schema import current_version as _current_version
 from pipelines.engine.state.sql import (
     SQLITE_BEGIN,
@@ -360,9 +368,10 @@ class StateStore:
         if status is ItemStatus.ACCEPTED:
             values |= {"accepted_at": now, "visible_at": None}
         elif status is ItemStatus.VISIBLE:
+            moment = literal(now, UTCDateTime())
             values |= {
-                "accepted_at": func.coalesce(ledger.c.accepted_at, now),
-                "visible_at": func.coalesce(ledger.c.visible_at, now),
+                "accepted_at": func.coalesce(ledger.c.accepted_at, moment),
+                "visible_at": func.coalesce(ledger.c.visible_at, moment),
             }
         changed = 0
         with self._connection(write=True) as conn:

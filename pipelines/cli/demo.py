@@ -44,6 +44,7 @@ def dev(orders: int) -> None:
         env = {**os.environ, **demo_env()}
         env.pop("SHOPSYNC_CONFIG", None)
         try:
-            subprocess.run(["dagster", "dev", "-w", "workspace.yaml"], env=env, check=False)
+            subprocess.run([sys.executable, "-m", "dagster", "dev", "-m", "pipelines.definitions"],
+                           env=env, check=False)
         except KeyboardInterrupt:
             pass

@@ -39,6 +39,9 @@ from pipelines.engine.state import ItemStatus, Outcome, StateStore
 SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
 COUNTS = ("extracted", "quarantined", "unchanged", "pushed", "accepted", "rejected", "failed")
 SAMPLES_PER_RESOURCE = 3
+#: how far behind "now" an incremental read stops: a record written later in the same second
+#: as the last one read would otherwise sort before the cursor and never be read
+SETTLE = timedelta(seconds=2)
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,8 @@ class StreamSync:
 
     def _start(self, stream: str, window: Window | None) -> tuple[Position | None, datetime]:
         """Where to read from and up to when (fixed at the start of the run)."""
-        until = window.end if window else datetime.now(UTC)
+        # a second the shop may still write to must not be passed: stop a little short of now
+        until = window.end if window else datetime.now(UTC) - SETTLE
         if window is not None:
             return Position(window.start - timedelta(microseconds=1)), until
         if not self.connector.streams()[stream].incremental:

@@ -4,6 +4,7 @@ a real SQLite state store."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -20,7 +21,7 @@ from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import MappingContext
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore
-from pipelines.engine.sync import Window
+from pipelines.engine.sync import SETTLE, Window
 from sandbox.shops.woocommerce.launch import RunningFakeShop, attach, launch
 
 SOURCE = "woo"
@@ -166,6 +167,7 @@ def test_the_next_run_sends_only_what_changed(setup):
     created = fake.post("/orders", json={}).json()
     customer_ids = fake.get("/customers/ids").json()["ids"]
     fake.put(f"/customers/{customer_ids[1]}", json={"first_name": "Renamed"})
+    time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
 
     again = {r.stream: r for r in setup.run()}
 

@@ -8,6 +8,7 @@ runs.
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
 import dagster as dg
@@ -68,9 +69,11 @@ def load_definitions() -> dg.Definitions:
     path = config_path()
     if path.exists():
         return build_definitions(load_config(path))
-    from pipelines.demo import demo_config
+    from pipelines.demo import DEFAULT_PLATFORM, demo_config
 
-    return build_definitions(demo_config())
+    return build_definitions(
+        demo_config(platform_name=os.environ.get("SHOPSYNC_DEMO_PLATFORM", DEFAULT_PLATFORM))
+    )
 
 
 defs = load_definitions()

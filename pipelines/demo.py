@@ -23,38 +23,43 @@ from typing import Any
 
 from sandbox.marketing.settings import DEFAULT_KEY
 from pipelines.engine.config import Config, parse_config
+from pipelines.engine.platforms import DemoSpec, platform
 
 DEMO_SOURCE = "demo_shop"
 API_KEY_ENV = "SHOPSYNC_DEMO_API_KEY"
-SHOP_KEY_ENV = "SHOPSYNC_DEMO_WC_KEY"
-SHOP_SECRET_ENV = "SHOPSYNC_DEMO_WC_SECRET"
 SANDBOX_PORT = 8787
 SHOP_PORT = 8788
+DEFAULT_PLATFORM = "woocommerce"
+
+
+def _demo(platform_name: str) -> DemoSpec:
+    spec = platform(platform_name).demo
+    if spec is None:
+        raise ValueError(f"the {platform_name} platform has no demo")
+    return spec
 
 
 def demo_config(
     base_url: str = f"http://127.0.0.1:{SANDBOX_PORT}/v1",
     shop_url: str = f"http://127.0.0.1:{SHOP_PORT}",
     state_url: str | None = None,
+    platform_name: str = DEFAULT_PLATFORM,
 ) -> Config:
     return parse_config({
         "destination": {"base_url": base_url, "api_key_env": API_KEY_ENV},
         "state_url": state_url,
         "sources": [{
             "name": DEMO_SOURCE,
-            "platform": "woocommerce",
-            "connection": {"url": shop_url, "key_env": SHOP_KEY_ENV, "secret_env": SHOP_SECRET_ENV},
-            "data_source": {"label": "WooCommerce demo shop"},
+            "platform": platform_name,
+            "connection": _demo(platform_name).connection(shop_url),
+            "data_source": {"label": f"{platform_name} demo shop"},
             "lookback_seconds": 0,
         }],
     })
 
 
-def demo_env() -> dict[str, str]:
-    from sandbox.shops.woocommerce.settings import DEFAULT_CONSUMER_KEY, DEFAULT_CONSUMER_SECRET
-
-    return {API_KEY_ENV: DEFAULT_KEY, SHOP_KEY_ENV: DEFAULT_CONSUMER_KEY,
-            SHOP_SECRET_ENV: DEFAULT_CONSUMER_SECRET}
+def demo_env(platform_name: str = DEFAULT_PLATFORM) -> dict[str, str]:
+    return {API_KEY_ENV: DEFAULT_KEY, **_demo(platform_name).env}
 
 
 @dataclass
@@ -88,17 +93,18 @@ def start_server(args: list[str], pattern: str) -> Server:
 @contextmanager
 def demo_servers(
     orders: int = 200, customers: int = 50, products: int = 30, sandbox_port: int = 0,
-    shop_port: int = 0, visibility_delay: float = 0.5,
+    shop_port: int = 0, visibility_delay: float = 0.5, platform_name: str = DEFAULT_PLATFORM,
 ) -> Iterator[tuple[Server, Server]]:
+    """The sandbox and a fake shop of ``platform_name``, stopped on the way out."""
+    spec = _demo(platform_name)
     sandbox = start_server(
         ["sandbox", "--port", str(sandbox_port), "--visibility-delay", str(visibility_delay)],
         r"Marketing API at (http://\S+/v1)",
     )
     try:
         shop = start_server(
-            ["fake-shop", "woocommerce", "--port", str(shop_port), "--orders", str(orders),
-             "--customers", str(customers), "--products", str(products)],
-            r"at (http://\S+?)/wp-json",
+            [*spec.command, "--port", str(shop_port), *spec.sizes(orders, customers, products)],
+            spec.banner,
         )
     except BaseException:
         sandbox.stop()
@@ -130,17 +136,19 @@ def visible_counts(sandbox_url: str, key: str, expected: dict[str, int],
         time.sleep(0.2)
 
 
-def run_demo(orders: int = 200, customers: int = 50, products: int = 30) -> dict[str, Any]:
+def run_demo(orders: int = 200, customers: int = 50, products: int = 30,
+             platform_name: str = DEFAULT_PLATFORM) -> dict[str, Any]:
     """Run the whole demo; return the per-resource table (and where things ran)."""
     import dagster as dg
 
     from pipelines.definitions import build_definitions
 
     with tempfile.TemporaryDirectory(prefix="shopsync-demo-") as tmp, demo_servers(
-        orders, customers, products
+        orders, customers, products, platform_name=platform_name
     ) as (sandbox, shop):
-        config = demo_config(sandbox.url, shop.url, f"sqlite:///{Path(tmp) / 'state.db'}")
-        env = demo_env()
+        config = demo_config(sandbox.url, shop.url, f"sqlite:///{Path(tmp) / 'state.db'}",
+                             platform_name)
+        env = demo_env(platform_name)
         os.environ.update(env)
         defs = build_definitions(config)
         today = datetime.now(UTC).strftime("%Y-%m-%d")
@@ -169,6 +177,7 @@ def run_demo(orders: int = 200, customers: int = 50, products: int = 30) -> dict
         return {
             "success": result.success,
             "seconds": round(seconds, 2),
+            "platform": platform_name,
             "sandbox": sandbox.url,
             "shop": shop.url,
             "resources": table,

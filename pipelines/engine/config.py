@@ -10,14 +10,13 @@ import os
 import re
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 CONFIG_ENV = "SHOPSYNC_CONFIG"
 DEFAULT_CONFIG = Path("shops.yaml")
-PLATFORMS = ("woocommerce",)
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 
@@ -64,20 +63,28 @@ class Destination(_Model):
 
 
 class Connection(_Model):
-    url: str
+    """How to reach a source. Which fields a platform needs is its own to say (see
+    ``pipelines/engine/platforms/``): an address (``url``, or ``url_env`` when the URL holds
+    a password, or ``path`` for a folder), secrets by environment variable name, and
+    platform ``options`` and per-stream definitions (``streams``) where it takes them."""
+
+    url: str | None = None
+    url_env: str | None = None
+    path: str | None = None
     key_env: str | None = None
     secret_env: str | None = None
+    token_env: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    streams: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
-    _check_env = field_validator("key_env", "secret_env")(
+    _check_env = field_validator("url_env", "key_env", "secret_env", "token_env")(
         lambda cls, v: v if v is None else _env_name(v)
     )
 
     @field_validator("url")
     @classmethod
-    def _http(cls, value: str) -> str:
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("must be the shop's http(s) address, like https://shop.example.com")
-        return value.rstrip("/")
+    def _trim(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value else value
 
 
 class DataSourceRef(_Model):
@@ -119,7 +126,7 @@ class Tuning(_Model):
 
 class Source(_Model):
     name: str
-    platform: Literal["woocommerce"]
+    platform: str
     connection: Connection
     data_source: DataSourceRef = DataSourceRef(label="shopsync")
     resources: list[str] = Field(default_factory=lambda: ["all"])
@@ -130,6 +137,15 @@ class Source(_Model):
     currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
     mapping: dict[str, ResourceMapping] = Field(default_factory=dict)
     tuning: Tuning = Tuning()
+
+    @field_validator("platform")
+    @classmethod
+    def _known_platform(cls, value: str) -> str:
+        from pipelines.engine.platforms import names
+
+        if value not in names():
+            raise ValueError(f"unknown platform {value!r}; use one of: {', '.join(names())}")
+        return value
 
     @field_validator("name")
     @classmethod
@@ -211,6 +227,16 @@ def parse_config(raw: Any, path: Path | None = None) -> Config:
         raise ConfigError(["the file must be a mapping with `sources:` (and `destination:`)"],
                           path)
     try:
-        return Config.model_validate(raw)
+        config = Config.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(describe(exc), path) from None
+    from pipelines.engine.platforms import platform
+
+    problems = [
+        f"sources[{index}].{problem}"
+        for index, source in enumerate(config.sources)
+        for problem in platform(source.platform).check(source)
+    ]
+    if problems:
+        raise ConfigError(problems, path)
+    return config

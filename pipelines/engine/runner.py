@@ -8,13 +8,13 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
-from pydantic import SecretStr
-
 from connectors.marketing.client import MarketingClient
 from connectors.sources.base import SourceConnector
 from pipelines.engine.config import Config, ConfigError, Source
 from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.mappings import mapping_for
+from pipelines.engine.platforms import platform
+from pipelines.engine.secrets import secret_from
 from pipelines.engine.mappings.base import PlatformMapping
 from pipelines.engine.state import StateStore
 from pipelines.engine.sync import StreamReport, StreamSync, Window
@@ -22,29 +22,9 @@ from pipelines.engine.sync import StreamReport, StreamSync, Window
 Env = Mapping[str, str]
 
 
-def secret_from(env: Env, name: str | None, field: str) -> SecretStr:
-    """The secret held by the environment variable ``name`` (named by config ``field``)."""
-    if not name:
-        raise ConfigError([f"{field}: not set — name the environment variable that holds it"])
-    value = env.get(name)
-    if not value:
-        raise ConfigError([f"{field}: the environment variable {name} is not set — export it"])
-    return SecretStr(value)
-
-
 def open_connector(source: Source, env: Env) -> SourceConnector:
     """The platform connector of ``source``, with its credentials from the environment."""
-    where = f"sources.{source.name}.connection"
-    if source.platform == "woocommerce":
-        from connectors.sources.woocommerce import WooCommerceConnector
-
-        return WooCommerceConnector(
-            source.connection.url,
-            secret_from(env, source.connection.key_env, f"{where}.key_env"),
-            secret_from(env, source.connection.secret_env, f"{where}.secret_env"),
-            page_size=source.tuning.page_size,
-        )
-    raise ConfigError([f"sources.{source.name}.platform: {source.platform!r} is not supported"])
+    return platform(source.platform).open_connector(source, env)
 
 
 def open_client(config: Config, env: Env) -> MarketingClient:
@@ -58,22 +38,13 @@ def open_client(config: Config, env: Env) -> MarketingClient:
     return MarketingClient(destination.base_url, key, kpi_api_key=kpi_key)
 
 
-def unsupported_streams(platform: str) -> Mapping[str, str]:
-    """What a platform's connector says it cannot read, and why."""
-    if platform == "woocommerce":
-        from connectors.sources.woocommerce.connector import UNSUPPORTED
-
-        return UNSUPPORTED
-    return {}
-
-
 def selected_resources(source: Source, mapping: PlatformMapping) -> dict[str, list[str]]:
     """stream -> the configured target resources it feeds, in the mapping's order."""
     known = {r for resources in mapping.produces.values() for r in resources}
     wanted = set(known) if "all" in source.resources else set(source.resources)
     unknown = sorted(wanted - known)
     if unknown:
-        why = unsupported_streams(source.platform)
+        why = platform(source.platform).unsupported()
         raise ConfigError([
             f"sources.{source.name}.resources: {name} cannot be synced from {source.platform}"
             + (f": {why[name]}" if name in why else "")

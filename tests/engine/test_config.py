@@ -55,7 +55,7 @@ def test_the_path_comes_from_the_environment(tmp_path, monkeypatch):
         (("api_key_env: MARKETING_API_KEY", "api_key_env: abcd1234.secret"),
          "destination.api_key_env: 'abcd1234.secret' is not an environment variable name"),
         (("platform: woocommerce", "platform: shopifi"),
-         "sources[0].platform: Input should be 'woocommerce' (got 'shopifi')"),
+         "sources[0].platform: unknown platform 'shopifi'; use one of:"),
         (("name: eu_shop", "name: EU Shop"),
          "sources[0].name: must be lowercase letters, digits and _"),
         (("data_source: {label: WooCommerce EU}", "data_source: {}"),
@@ -75,10 +75,24 @@ def test_each_problem_names_the_field_and_the_fix(tmp_path, change, expected):
 
 def test_all_problems_are_reported_at_once(tmp_path):
     bad = GOOD.replace("platform: woocommerce", "platform: x").replace(
-        "url: https://shop.example.com", "url: shop.example.com")
+        "api_key_env: MARKETING_API_KEY", "api_key_env: not-a-name")
     with pytest.raises(ConfigError) as caught:
         load_config(write(tmp_path, bad))
     assert len(caught.value.problems) == 2
+
+
+def test_a_platform_says_what_its_connection_needs(tmp_path):
+    bad = GOOD.replace("url: https://shop.example.com, key_env: WC_KEY, secret_env: WC_SECRET",
+                       "url: shop.example.com")
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, bad))
+    assert caught.value.problems == [
+        "sources[0].connection.url: the shop's http(s) address is required, like"
+        " https://shop.example.com",
+        "sources[0].connection.key_env: name the environment variable holding the consumer key",
+        "sources[0].connection.secret_env: name the environment variable holding the consumer"
+        " secret",
+    ]
 
 
 def test_a_missing_file_says_how_to_point_at_one(tmp_path):

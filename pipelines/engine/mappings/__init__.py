@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pipelines.engine.mappings.base import PlatformMapping
-from pipelines.engine.mappings.woocommerce import WooCommerceMapping
-
-MAPPINGS: dict[str, type[PlatformMapping]] = {"woocommerce": WooCommerceMapping}
 
 
-def mapping_for(platform: str) -> PlatformMapping:
-    return MAPPINGS[platform]()
+def mapping_for(platform_name: str) -> PlatformMapping:
+    from pipelines.engine.platforms import platform
+
+    return platform(platform_name).mapping()

@@ -1,0 +1,78 @@
+"""The platforms the engine can read, each in a module of its own that registers a
+``Platform``: how to open its connector from a source's configuration, its mapping, what it
+cannot read, and how its demo runs. Modules in this package are found and loaded on first
+use, so adding a platform adds a file and edits none."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from connectors.sources.base import SourceConnector
+    from pipelines.engine.config import Source
+    from pipelines.engine.mappings.base import PlatformMapping
+
+Env = Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class DemoSpec:
+    """How ``shopsync demo --platform P`` serves a fake of the platform and points at it."""
+
+    #: arguments of ``shopsync`` that start the fake (``--port 0`` and sizes are added)
+    command: tuple[str, ...]
+    #: regex whose first group is the address the source's connection uses, on its first line
+    banner: str
+    #: the source's ``connection`` for a fake at that address
+    connection: Callable[[str], dict[str, Any]]
+    #: environment the connection's ``*_env`` names refer to
+    env: Mapping[str, str]
+    #: how the size options are spelled for this fake
+    sizes: Callable[[int, int, int], list[str]] = lambda orders, customers, products: [
+        "--orders", str(orders), "--customers", str(customers), "--products", str(products)]
+
+
+@dataclass(frozen=True)
+class Platform:
+    name: str
+    open_connector: Callable[[Source, Env], SourceConnector]
+    mapping: Callable[[], PlatformMapping]
+    #: stream -> why the platform cannot provide it (asked only when a stream is missing)
+    unsupported: Callable[[], Mapping[str, str]] = dict
+    #: problems with a source's ``connection`` for this platform, one line each
+    check: Callable[[Source], list[str]] = lambda source: []
+    demo: DemoSpec | None = None
+
+
+_PLATFORMS: dict[str, Platform] = {}
+_loaded = False
+
+
+def register(platform: Platform) -> Platform:
+    _PLATFORMS[platform.name] = platform
+    return platform
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{module.name}")
+
+
+def names() -> list[str]:
+    _load()
+    return sorted(_PLATFORMS)
+
+
+def platform(name: str) -> Platform:
+    _load()
+    try:
+        return _PLATFORMS[name]
+    except KeyError:
+        raise KeyError(f"unknown platform {name!r}; known: {', '.join(sorted(_PLATFORMS))}") from None

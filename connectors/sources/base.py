@@ -88,3 +88,20 @@ class SourceConnector(Protocol):
         in ascending position order (incremental streams), or every record (full streams)."""
 
     async def aclose(self) -> None: ...
+
+
+class ReportsDeletions(Protocol):
+    """Optional: a connector whose platform says what was deleted (a deletion log, a
+    ``deleted`` flag, a trash status) implements this; the engine calls it when present."""
+
+    async def deleted_ids(self, stream: str, *, since: datetime | None) -> list[str]:
+        """Ids (as in ``position().record_id``) of records of ``stream`` deleted since
+        ``since`` (all known deletions when None)."""
+
+
+class ListsIds(Protocol):
+    """Optional: a connector that can list every id of a stream cheaply implements this, so
+    that deletions can be found by comparing id sets where the platform has no log."""
+
+    def ids(self, stream: str) -> AsyncIterator[list[str]]:
+        """Pages of every id currently present in ``stream``."""

@@ -104,40 +104,19 @@ def fake_shop() -> None:
     """Serve fake shop platforms with generated, deterministic data (for dry runs and tests)."""
 
 
-@fake_shop.command("woocommerce")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8788, show_default=True, type=int,
-              help="Port to listen on (0: a free port, printed in the banner).")
-@click.option("--seed", default=0, show_default=True, type=int,
-              help="Seed of the generated data (and of the injected faults).")
-@click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0),
-              help="Registered customers to generate.")
-@click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
-              help="Orders to generate (100 000 start in a couple of seconds).")
-@click.option("--products", default=30, show_default=True, type=click.IntRange(min=0),
-              help="Products to generate (variable ones get variations on top).")
-@click.option("--timezone", default="Europe/Paris", show_default=True,
-              help="The site's timezone: naive filter dates are read in it unless dates_are_gmt.")
-@click.option("--rate-limit", default=None, type=click.FloatRange(min=0, min_open=True),
-              metavar="N", help="Requests per second before answering 429 with Retry-After"
-              " (default: no limit).")
-@click.option("--fault-rate", default=0.0, show_default=True, type=click.FloatRange(0, 1),
-              help="Share of API requests answered 429, 503 or an HTML 502/403 page.")
-@click.option("--retry-after", default=1, show_default=True, type=click.IntRange(min=0),
-              metavar="SECONDS", help="Retry-After of injected 429 and 503 answers.")
-def fake_woocommerce(**options: object) -> None:
-    """Serve a fake WooCommerce shop: REST API v3 at /wp-json/wc/v3 (key ck_shopsync_fake,
-    secret cs_shopsync_fake) plus /__fake__ to change records between reads."""
-    from pydantic import ValidationError
+def _add_fake_shops() -> None:
+    """Each fake shop package under ``sandbox/shops/`` brings its command in ``command.py``."""
+    import importlib
+    import pkgutil
 
-    from sandbox.shops.woocommerce.serve import serve
-    from sandbox.shops.woocommerce.settings import FakeWooSettings
+    import sandbox.shops
 
-    try:
-        settings = FakeWooSettings.model_validate(options)
-    except ValidationError as exc:
-        for err in exc.errors(include_url=False):
-            where = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
-            click.echo(f"error: {where}: {str(err['msg']).removeprefix('Value error, ')}", err=True)
-        sys.exit(2)
-    serve(settings)
+    for found in pkgutil.iter_modules(sandbox.shops.__path__):
+        try:
+            module = importlib.import_module(f"sandbox.shops.{found.name}.command")
+        except ModuleNotFoundError:
+            continue
+        fake_shop.add_command(module.command)
+
+
+_add_fake_shops()

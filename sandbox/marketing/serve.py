@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import socket
-import sys
-
-import click
-import uvicorn
-
 from sandbox.marketing.app import OPENAPI_PATH, create_app
+from sandbox.serving import serve_app
 from sandbox.marketing.settings import DEFAULT_KEY, DEFAULT_KPI_KEY, SandboxSettings
 
 
@@ -32,15 +27,5 @@ def banner(settings: SandboxSettings, port: int) -> str:
 
 
 def serve(settings: SandboxSettings) -> None:
-    """Bind first (so ``--port 0`` picks a free port we can print), then serve until stopped."""
-    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((settings.host, settings.port))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(settings), log_level="warning", access_log=False, timeout_graceful_shutdown=5
-    )
-    click.echo(banner(settings, port))
-    sys.stdout.flush()
-    uvicorn.Server(config).run(sockets=[sock])
+    serve_app(lambda: create_app(settings), settings.host, settings.port,
+              lambda port: banner(settings, port))

@@ -3,7 +3,8 @@ between reads and move its clock. Authenticated like the REST API, never faulted
 
     GET    /__fake__/clock                    {"now": "...", "frozen": bool}
     POST   /__fake__/clock                    {"now": "2025-07-01T12:00:00" | null, "advance": 5}
-    GET    /__fake__/{resource}/ids           every id (trash included) and counts by status
+    GET    /__fake__/{resource}/ids           every id (trash included; ?exclude_status=a,b
+                                              leaves those out) and counts by status
     POST   /__fake__/{resource}/{id}/touch    date_modified = now
     POST   /__fake__/{resource}/touch         {"ids": [...], "at": "..."?}: one timestamp for all
     PUT    /__fake__/{resource}/{id}          patch fields (date_modified bumped unless given)
@@ -70,7 +71,8 @@ async def set_clock(request: Request) -> Response:
 @router.get("/{resource}/ids")
 async def ids(request: Request, resource: str) -> Response:
     store = _resource(request, resource)
-    rows = store.tables[resource].rows.values()
+    excluded = set(filter(None, request.query_params.get("exclude_status", "").split(",")))
+    rows = [r for r in store.tables[resource].rows.values() if r.status not in excluded]
     return respond({"ids": [r.id for r in rows],
                     "statuses": dict(Counter(r.status or r.kind for r in rows))})
 

@@ -1,0 +1,53 @@
+"""The WooCommerce fake and connector, for the acceptance suite."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+
+from connectors.http.retry import RetryPolicy
+from connectors.sources.woocommerce import WooCommerceConnector
+from sandbox.shops.woocommerce.launch import RunningFakeShop, attach, launch
+
+
+@dataclass
+class Handle:
+    shop: RunningFakeShop
+    stream: str
+    page_size: int
+
+    def connector(self, *, bad_credentials: bool = False,
+                  retry: RetryPolicy | None = None) -> WooCommerceConnector:
+        secret = "cs_wrong" if bad_credentials else self.shop.secret
+        return WooCommerceConnector(self.shop.root, self.shop.key, secret,
+                                    page_size=self.page_size, retry=retry)
+
+    def ids(self) -> set[str]:
+        """Every id of the stream the connector must return: trashed orders too, block
+        checkout drafts not (they are carts in the making, not orders)."""
+        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids",
+                         params={"exclude_status": "checkout-draft"},
+                         auth=(self.shop.key, self.shop.secret)).json()
+        return {str(i) for i in body["ids"]}
+
+    def stop(self) -> None:
+        self.shop.stop()
+
+
+class Driver:
+    platform = "woocommerce"
+    stream = "orders"
+
+    def start(self, *, size: int = 120, empty: bool = False, rate_limit: float | None = None,
+              fault_rate: float = 0.0, page_size: int = 20, seed: int = 1) -> Handle:
+        args = ["--orders", "0" if empty else str(size), "--customers", "0" if empty else "10",
+                "--products", "0" if empty else "5", "--seed", str(seed)]
+        if rate_limit:
+            args += ["--rate-limit", str(rate_limit)]
+        if fault_rate:
+            args += ["--fault-rate", str(fault_rate), "--retry-after", "0"]
+        return Handle(attach(launch(*args)), self.stream, page_size)
+
+
+DRIVER = Driver()

@@ -5,7 +5,9 @@ A driver has ``platform``, ``stream`` (an incremental stream to exercise) and
 ``start(size=, empty=, rate_limit=, fault_rate=, page_size=, seed=)`` returning a handle with
 ``connector(bad_credentials=False, retry=None)``, ``ids()`` (every id of the stream the
 connector must return, as its positions' ``record_id``) and ``stop()``. The fake must put
-several records on one timestamp, so that ties cross page boundaries."""
+several records on one timestamp, so that ties cross page boundaries. A driver may declare
+``not_applicable = {"throttling" | "server_errors" | "bad_credentials": "why"}`` for a kind of
+source where a case means nothing (a file drop has no credentials)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,17 @@ def _drivers() -> list[object]:
 DRIVERS = _drivers()
 
 
-@pytest.fixture(params=DRIVERS, ids=[d.platform for d in DRIVERS])
-def driver(request):
-    return request.param
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "case(name): an acceptance case a driver may not apply to")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test takes every driver, except a driver that declares the test's case
+    meaningless for its kind of source (``not_applicable = {case: why}``, e.g. a database has
+    no rate limit): such pairs are not generated at all rather than skipped."""
+    if "driver" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("case")
+    case = marker.args[0] if marker else None
+    drivers = [d for d in DRIVERS if case not in getattr(d, "not_applicable", {})]
+    metafunc.parametrize("driver", drivers, ids=[d.platform for d in drivers])

@@ -75,18 +75,21 @@ def test_records_sharing_a_timestamp_across_page_boundaries_are_read_once(driver
     assert sorted(ids_of(positions)) == sorted(shop.ids())
 
 
+@pytest.mark.case("throttling")
 def test_throttling_slows_the_read_but_loses_nothing(driver, started):
     shop = started(driver, rate_limit=20, size=60)
     _, positions = asyncio.run(read_all(shop.connector(), driver.stream))
     assert sorted(ids_of(positions)) == sorted(shop.ids())
 
 
+@pytest.mark.case("server_errors")
 def test_server_errors_mid_stream_are_retried(driver, started):
     shop = started(driver, fault_rate=0.2, size=60)
     _, positions = asyncio.run(read_all(shop.connector(retry=FAST_RETRIES), driver.stream))
     assert sorted(ids_of(positions)) == sorted(shop.ids())
 
 
+@pytest.mark.case("bad_credentials")
 def test_bad_credentials_are_refused_plainly(driver, started):
     shop = started(driver)
 

@@ -6,7 +6,7 @@ import click
 
 from pipelines.cli.demo import demo, dev
 from pipelines.cli.servers import fake_shop, sandbox
-from pipelines.cli.sync import backfill, check_config, status, sync
+from pipelines.cli.sync import backfill, check_config, reconcile, status, sync
 
 
 @click.group()
@@ -15,5 +15,5 @@ def main() -> None:
     """Sync shop platforms' data into the Marketing Automation Data API."""
 
 
-for command in (demo, dev, sync, backfill, status, check_config, sandbox, fake_shop):
+for command in (demo, dev, sync, backfill, reconcile, status, check_config, sandbox, fake_shop):
     main.add_command(command)

@@ -234,3 +234,40 @@ def check_config(config_path: str | None) -> None:
         click.echo(f"FAIL  {problem}", err=True)
     if problems:
         sys.exit(1)
+
+
+@click.command()
+@config_option
+@click.option("--source", "sources", multiple=True, help="Reconcile only this source (repeatable).")
+@click.option("--deadline", default=600.0, show_default=True, type=click.FloatRange(min=0),
+              help="Seconds an accepted item may take to become visible before it is re-sent.")
+@click.option("--max-resends", default=3, show_default=True, type=click.IntRange(min=0),
+              help="Re-sends before an item is parked for a person to look at.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@friendly_errors
+def reconcile(config_path: str | None, sources: tuple[str, ...], deadline: float,
+              max_resends: int, as_json: bool) -> None:
+    """Confirm accepted items became visible; re-send those that did not in time."""
+    from pipelines.engine.runner import SourceRunner
+
+    config = _load(config_path)
+    out = {}
+    for source in _sources(config, sources):
+        runner = SourceRunner.for_source(config, source.name)
+        report = asyncio.run(runner.reconcile(deadline_seconds=deadline, max_resends=max_resends))
+        out[source.name] = report.as_dict()
+        runner.state.close()
+    if as_json:
+        click.echo(json.dumps(out, indent=2))
+        return
+    columns = ("checked", "visible", "waiting", "resent", "parked")
+    for name, resources in out.items():
+        click.echo(name)
+        click.echo("  " + "resource".ljust(14) + "".join(c.rjust(9) for c in columns)
+                   + "   lag p50/p95/max (s)")
+        for resource, row in resources.items():
+            lag = row["lag_seconds"]
+            lags = "/".join("-" if lag[k] is None else f"{lag[k]:.1f}" for k in ("p50", "p95", "max"))
+            note = "" if row["verifiable"] else "   (the API does not list it: not verifiable)"
+            click.echo("  " + resource.ljust(14) + "".join(str(row[c]).rjust(9) for c in columns)
+                       + f"   {lags}{note}")

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from connectors.marketing.client import MarketingClient
 from connectors.sources.base import SourceConnector
@@ -16,6 +17,7 @@ from pipelines.engine.mappings import mapping_for
 from pipelines.engine.platforms import platform
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.mappings.base import PlatformMapping
+from pipelines.engine.reconcile import ReconcileReport, Reconciler
 from pipelines.engine.state import StateStore
 from pipelines.engine.sync import StreamReport, StreamSync, Window
 
@@ -121,3 +123,19 @@ class SourceRunner:
                 )
                 reports.append(await sync.run(stream, window=window, dry_run=dry_run))
         return reports
+
+    async def reconcile(
+        self, *, deadline_seconds: float = 600, max_resends: int = 3
+    ) -> ReconcileReport:
+        """Confirm what was accepted became visible; re-send what did not, in time."""
+        resources = [r for rs in self.plan().values() for r in rs]
+        async with open_client(self.config, self.env) as client:
+            id_data_source = await resolve_data_source(
+                client, self.source.data_source, create=False
+            )
+            reconciler = Reconciler(
+                source=self.source.name, state=self.state, client=client,
+                id_data_source=id_data_source, deadline=timedelta(seconds=deadline_seconds),
+                max_resends=max_resends, concurrency=self.source.tuning.concurrency,
+            )
+            return await reconciler.run(resources)

@@ -282,7 +282,8 @@ class StreamSync:
                 ItemStatus(outcome.status),
                 mapped.source_record_id if mapped else None,
                 list(outcome.errors),
-                None if outcome.status == "accepted" else dict(outcome.item or {}),
+                # kept until reconciliation sees the item, to send again if it never shows
+                mapped.item if mapped else dict(outcome.item or {}),
             ))
 
         report.add(resource, "pushed", len(to_send))

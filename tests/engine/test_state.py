@@ -48,28 +48,42 @@ def test_a_new_database_gets_the_schema_and_reopening_keeps_the_data(
 
 
 def test_an_older_database_is_upgraded_in_order_once(open_store: OpenStore) -> None:
-    open_store().record(S, R, [outcome("1", ItemStatus.ACCEPTED)])  # at version 1
-    applied: list[int] = []
+    open_store().record(S, R, [outcome("1", ItemStatus.ACCEPTED)])  # at today's version
+    applied: list[str] = []
 
-    def v2_add_notes(conn: Connection) -> None:
-        applied.append(2)
+    def add_notes(conn: Connection) -> None:
+        applied.append("notes")
         conn.execute(text("ALTER TABLE shopsync_runs ADD COLUMN notes TEXT"))
 
-    def v3_add_table(conn: Connection) -> None:
-        applied.append(3)
+    def add_table(conn: Connection) -> None:
+        applied.append("table")
         Table("shopsync_extra", MetaData(), Column("id", Integer, primary_key=True)).create(conn)
 
-    newer = [MIGRATIONS[0], v2_add_notes, v3_add_table]
+    newer = [*MIGRATIONS, add_notes, add_table]
     store = open_store(migrations=newer)
-    assert applied == [2, 3]
-    assert store.schema_version() == 3
+    assert applied == ["notes", "table"]
+    assert store.schema_version() == len(MIGRATIONS) + 2
     assert store.ledger(S, R, ["1"])["1"].status is ItemStatus.ACCEPTED
     with store._engine.connect() as conn:  # the migrations' changes are there
         conn.execute(text("SELECT notes FROM shopsync_runs"))
         conn.execute(text("SELECT id FROM shopsync_extra"))
 
     open_store(migrations=newer)
-    assert applied == [2, 3], "an up-to-date database runs no migration"
+    assert applied == ["notes", "table"], "an up-to-date database runs no migration"
+
+
+def test_a_version_1_ledger_gains_the_resend_count(open_store: OpenStore) -> None:
+    store = open_store(migrations=MIGRATIONS[:1])
+    with store._engine.begin() as conn:  # a ledger as version 1 made it
+        conn.execute(text("ALTER TABLE shopsync_ledger DROP COLUMN resends"))
+    store.record(S, R, [outcome("1", ItemStatus.ACCEPTED)])
+    store.close()
+
+    upgraded = open_store()
+
+    assert upgraded.schema_version() == len(MIGRATIONS)
+    upgraded.count_resend(S, R, ["1"])
+    assert upgraded.ledger(S, R, ["1"])["1"].resends == 1
 
 
 def test_a_failing_migration_leaves_the_database_as_it_was(open_store: OpenStore) -> None:
@@ -80,16 +94,16 @@ def test_a_failing_migration_leaves_the_database_as_it_was(open_store: OpenStore
         raise RuntimeError("migration bug")
 
     with pytest.raises(RuntimeError, match="migration bug"):
-        open_store(migrations=[MIGRATIONS[0], v2_half_done])
+        open_store(migrations=[*MIGRATIONS, v2_half_done])
     store = open_store()
-    assert store.schema_version() == 1
+    assert store.schema_version() == len(MIGRATIONS)
     with store._engine.connect() as conn, pytest.raises(Exception, match="notes"):
         conn.execute(text("SELECT notes FROM shopsync_runs"))
 
 
 def test_a_database_from_a_newer_shopsync_is_refused(open_store: OpenStore) -> None:
     open_store(migrations=[*MIGRATIONS, lambda conn: None])
-    with pytest.raises(SchemaTooNewError, match="version 2"):
+    with pytest.raises(SchemaTooNewError, match=f"version {len(MIGRATIONS) + 1}"):
         open_store()
 
 
@@ -230,13 +244,15 @@ def test_an_entry_keeps_errors_and_payload_until_accepted(store: StateStore) -> 
     store.record(S, R, [outcome("1", ItemStatus.ACCEPTED, "h2", payload=payload)])
     accepted = store.ledger(S, R, ["1"])["1"]
     assert (accepted.status, accepted.content_hash) == (ItemStatus.ACCEPTED, "h2")
-    assert accepted.payload is None, "an accepted item's payload is not kept"
+    assert accepted.payload == payload, "kept until read back, to send again if it never shows"
     assert accepted.errors == []
     assert accepted.accepted_hash == "h2"
     assert accepted.source_record_id == "r1", "a known source record id is kept"
     assert accepted.first_seen_at == rejected.first_seen_at
     assert accepted.updated_at >= rejected.updated_at
     assert accepted.accepted_at is not None
+    store.mark(S, R, ["1"], ItemStatus.VISIBLE)
+    assert store.ledger(S, R, ["1"])["1"].payload is None, "a visible item's payload goes"
     for moment in (accepted.first_seen_at, accepted.updated_at, accepted.accepted_at):
         assert moment.tzinfo is UTC
         assert abs(datetime.now(UTC) - moment) < timedelta(minutes=5)

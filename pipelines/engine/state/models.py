@@ -26,7 +26,7 @@ UNSUCCESSFUL = frozenset({ItemStatus.REJECTED, ItemStatus.FAILED})
 #: the API holds the item's content: ``attempts`` resets to 0
 SUCCESSFUL = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
 #: statuses whose payload is worthless (the API has it, or it is gone): never stored
-NO_PAYLOAD = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE, ItemStatus.DELETED})
+NO_PAYLOAD = frozenset({ItemStatus.VISIBLE, ItemStatus.DELETED})
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class LedgerEntry:
     accepted_at: datetime | None  # last time an outcome was accepted
     visible_at: datetime | None  # first read-back of the accepted content; reset on accept
     accepted_hash: str | None = None  # content hash of what the API was last seen to take
+    resends: int = 0  # times reconciliation sent it again because it did not become visible
 
 
 @dataclass(frozen=True)

@@ -127,8 +127,11 @@ ledger = Table(
     Column("accepted_at", UTCDateTime),
     Column("visible_at", UTCDateTime),
     Column("accepted_hash", Text),
+    Column("resends", Integer, nullable=False, server_default="0"),
     # counts per status, and keyset pages of one status (re-sending failed items)
     Index("ix_shopsync_ledger_status", "source", "resource", "status", "item_key"),
+    # the items a source record became (deletions at the source)
+    Index("ix_shopsync_ledger_record", "source", "resource", "source_record_id"),
 )
 
 Migration = Callable[[Connection], None]
@@ -139,7 +142,14 @@ def _create_current(conn: Connection) -> None:
     metadata.create_all(conn, checkfirst=True)
 
 
-MIGRATIONS: list[Migration] = [_create_current]
+def _resends(conn: Connection) -> None:
+    """Version 2: how often reconciliation re-sent an item, and look-ups by source record."""
+    conn.execute(text("ALTER TABLE shopsync_ledger ADD COLUMN resends INTEGER NOT NULL DEFAULT 0"))
+    conn.execute(text("CREATE INDEX IF NOT EXISTS ix_shopsync_ledger_record"
+                      " ON shopsync_ledger (source, resource, source_record_id)"))
+
+
+MIGRATIONS: list[Migration] = [_create_current, _resends]
 
 # one lock for every schema upgrade in a PostgreSQL database: two processes opening the
 # store at once queue up instead of racing to create the same tables

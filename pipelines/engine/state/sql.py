@@ -212,6 +212,7 @@ def entry_from_row(row: Row[Any]) -> LedgerEntry:
         accepted_at=row.accepted_at,
         visible_at=row.visible_at,
         accepted_hash=row.accepted_hash,
+        resends=row.resends,
     )
 
 

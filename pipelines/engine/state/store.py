@@ -331,6 +331,35 @@ class StateStore:
         with self._connection() as conn:
             return [entry_from_row(row) for row in conn.execute(query)]
 
+    def keys_of_records(
+        self, source: str, resource: str, record_ids: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """Source record id -> the ledger keys of the items it became (not yet deleted)."""
+        found: dict[str, list[str]] = {}
+        with self._connection() as conn:
+            for chunk in _chunks(list(dict.fromkeys(record_ids))):
+                rows = conn.execute(
+                    select(ledger.c.source_record_id, ledger.c.item_key).where(
+                        ledger.c.source == source, ledger.c.resource == resource,
+                        ledger.c.source_record_id.in_(chunk),
+                        ledger.c.status != ItemStatus.DELETED.value,
+                    )
+                )
+                for record_id, key in rows:
+                    found.setdefault(record_id, []).append(key)
+        return found
+
+    def count_resend(self, source: str, resource: str, keys: Sequence[str]) -> None:
+        """Reconciliation sent these again: one more resend each."""
+        with self._connection(write=True) as conn:
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                conn.execute(
+                    ledger.update()
+                    .where(ledger.c.source == source, ledger.c.resource == resource,
+                           ledger.c.item_key.in_(chunk))
+                    .values(resends=ledger.c.resends + 1)
+                )
+
     def counts(
         self, source: str | None = None, resource: str | None = None
     ) -> dict[str, dict[str, int]]:

@@ -1,0 +1,99 @@
+"""Reconciliation against sandboxes that drop writes or show them late."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+import pytest
+
+from pipelines.engine.config import parse_config
+from pipelines.engine.runner import SourceRunner
+from pipelines.engine.state import ItemStatus, StateStore
+from sandbox.shops.woocommerce.launch import attach, launch
+
+SOURCE = "woo"
+
+
+@pytest.fixture(scope="module")
+def shop():
+    running = attach(launch("--orders", "300", "--customers", "40", "--products", "10"))
+    yield running
+    running.stop()
+
+
+def runner_for(sandbox, shop, tmp_path):
+    config = parse_config({
+        "destination": {"base_url": sandbox.base_url, "api_key_env": "R_API_KEY"},
+        "sources": [{
+            "name": SOURCE, "platform": "woocommerce",
+            "connection": {"url": shop.root, "key_env": "R_WC_KEY", "secret_env": "R_WC_SECRET"},
+            "lookback_seconds": 0,
+        }],
+    })
+    env = {"R_API_KEY": "sandbox1.shopsync-local-key", "R_WC_KEY": shop.key,
+           "R_WC_SECRET": shop.secret}
+    return SourceRunner(config, config.sources[0], StateStore(f"sqlite:///{tmp_path}/s.db"), env)
+
+
+def stored(sandbox, resource):
+    stats = httpx.get(sandbox.root + "/_sandbox/stats",
+                      headers={"spm-api-key": "sandbox1.shopsync-local-key"}).json()["data"]
+    return stats
+
+
+def test_dropped_writes_are_found_and_sent_again_until_the_sandbox_equals_the_source(
+    start, shop, tmp_path
+):
+    sandbox = start("--drop-rate", "0.05", "--seed", "4", "--visibility-delay", "0")
+    runner = runner_for(sandbox, shop, tmp_path)
+    asyncio.run(runner.run())
+    accepted = {r: c.get("accepted", 0) for r, c in runner.state.counts(SOURCE).items()}
+    dropped = sum(c.get("dropped", 0) for c in stored(sandbox, None)["writes"].values())
+    assert dropped > 0
+
+    cycles, resent = 0, 0
+    while runner.state.counts(SOURCE).get("orders", {}).get("accepted") or any(
+        c.get("accepted") for c in runner.state.counts(SOURCE).values()
+    ):
+        cycles += 1
+        assert cycles <= 6, runner.state.counts(SOURCE)
+        report = asyncio.run(runner.reconcile(deadline_seconds=0, max_resends=5))
+        resent += sum(c.resent for c in report.resources.values())
+
+    counts = runner.state.counts(SOURCE)
+    assert all(set(c) <= {"visible", "quarantined"} for c in counts.values()), counts
+    assert resent >= dropped
+    stats = stored(sandbox, None)["stored"]
+    for resource, c in counts.items():
+        assert stats[resource] == c.get("visible", 0), resource
+    assert sum(accepted.values()) == sum(c.get("visible", 0) for c in counts.values())
+
+
+def test_nothing_is_sent_again_before_its_deadline(start, shop, tmp_path):
+    sandbox = start("--visibility-delay", "3")
+    runner = runner_for(sandbox, shop, tmp_path)
+    asyncio.run(runner.run(streams=["statuses", "categories"]))
+
+    early = asyncio.run(runner.reconcile(deadline_seconds=2))
+    assert sum(c.resent for c in early.resources.values()) == 0
+    assert sum(c.waiting for c in early.resources.values()) == 21
+    time.sleep(3.1)
+    late = asyncio.run(runner.reconcile(deadline_seconds=2))
+
+    assert sum(c.resent for c in late.resources.values()) == 0
+    assert sum(c.visible for c in late.resources.values()) == 21
+    assert late.resources["statuses"].lag()["max"] >= 3
+
+
+def test_items_that_never_show_are_parked_after_the_allowed_resends(start, shop, tmp_path):
+    sandbox = start("--drop-rate", "1", "--visibility-delay", "0")
+    runner = runner_for(sandbox, shop, tmp_path)
+    asyncio.run(runner.run(streams=["statuses"]))
+
+    reports = [asyncio.run(runner.reconcile(deadline_seconds=0, max_resends=2)) for _ in range(3)]
+
+    assert [r.resources["statuses"].resent for r in reports] == [8, 8, 0]
+    assert reports[-1].resources["statuses"].parked == 8
+    assert runner.state.counts(SOURCE)["statuses"] == {ItemStatus.PARKED.value: 8}

@@ -119,21 +119,52 @@ def demo_servers(
 RESOURCE_COLUMNS = ("extracted", "pushed", "accepted", "rejected", "quarantined", "visible")
 
 
-def visible_counts(sandbox_url: str, key: str, expected: dict[str, int],
-                   timeout: float = 30.0) -> dict[str, int]:
-    """Items of each resource the sandbox holds (readable), polled until its queue of writes
-    waiting for the visibility delay is empty and the counts reach what was accepted."""
-    import httpx
+def confirm_visible(config: Config, env: dict[str, str], state_url: str,
+                    timeout: float = 30.0) -> tuple[dict[str, int], dict[str, Any]]:
+    """Reconcile until nothing accepted is still unconfirmed (or the time runs out): the
+    ledger's visible counts per resource, and the last reconciliation report."""
+    import asyncio
 
-    root = sandbox_url.removesuffix("/v1")
-    deadline = time.monotonic() + timeout
-    while True:
-        stats = httpx.get(f"{root}/_sandbox/stats", headers={"spm-api-key": key}).json()["data"]
-        seen = {resource: int(stats["stored"].get(resource, 0)) for resource in expected}
-        settled = stats["pending"] == 0 and all(seen[r] >= n for r, n in expected.items())
-        if settled or time.monotonic() > deadline:
-            return seen
-        time.sleep(0.2)
+    from pipelines.engine.runner import SourceRunner
+    from pipelines.engine.state import ItemStatus, StateStore
+
+    state = StateStore(state_url)
+    try:
+        runner = SourceRunner(config, config.sources[0], state, env)
+        deadline = time.monotonic() + timeout
+        while True:
+            report = asyncio.run(runner.reconcile(deadline_seconds=timeout))
+            counts = state.counts(DEMO_SOURCE)
+            waiting = sum(c.get(ItemStatus.ACCEPTED.value, 0) for c in counts.values())
+            if not waiting or time.monotonic() > deadline:
+                visible = {r: c.get(ItemStatus.VISIBLE.value, 0) for r, c in counts.items()}
+                return visible, report.as_dict()
+            time.sleep(0.25)
+    finally:
+        state.close()
+
+
+def held_back(state_url: str) -> list[dict[str, Any]]:
+    """Quarantined and rejected items grouped by reason: what a person has to look at."""
+    from pipelines.engine.state import ItemStatus, StateStore
+
+    state = StateStore(state_url)
+    try:
+        groups: dict[tuple[str, str, str], list[str]] = {}
+        for resource in state.counts(DEMO_SOURCE):
+            entries = state.entries(DEMO_SOURCE, resource,
+                                    {ItemStatus.QUARANTINED, ItemStatus.REJECTED})
+            for entry in entries:
+                for reason in entry.errors or ["(no reason given)"]:
+                    key = (resource, entry.status.value, reason)
+                    groups.setdefault(key, []).append(entry.source_record_id or entry.key)
+        return [
+            {"resource": r, "status": s, "reason": why, "count": len(ids),
+             "records": sorted(set(ids))[:5]}
+            for (r, s, why), ids in sorted(groups.items())
+        ]
+    finally:
+        state.close()
 
 
 def run_demo(orders: int = 200, customers: int = 50, products: int = 30,
@@ -170,13 +201,15 @@ def run_demo(orders: int = 200, customers: int = 50, products: int = 30,
                 column: int(materialization.metadata[column].value)  # type: ignore[arg-type]
                 for column in RESOURCE_COLUMNS if column in materialization.metadata
             }
-        expected = {r: row.get("accepted", 0) for r, row in table.items()}
-        visible = visible_counts(sandbox.url, env[API_KEY_ENV], expected)
+        state_url = config.state_url or ""
+        visible, reconciliation = confirm_visible(config, env, state_url)
         for resource, row in table.items():
             row["visible"] = visible.get(resource, 0)
         return {
             "success": result.success,
             "seconds": round(seconds, 2),
+            "held_back": held_back(state_url),
+            "visibility_lag_seconds": {r: v["lag_seconds"] for r, v in reconciliation.items()},
             "platform": platform_name,
             "sandbox": sandbox.url,
             "shop": shop.url,
@@ -192,4 +225,9 @@ def format_table(summary: dict[str, Any]) -> str:
     for resource, row in rows.items():
         lines.append(resource.ljust(width)
                      + "".join(str(row.get(c, 0)).rjust(12) for c in RESOURCE_COLUMNS))
+    if summary.get("held_back"):
+        lines += ["", "held back (quarantined: never sent; rejected: refused by the API):"]
+        for group in summary["held_back"]:
+            lines.append(f"  {group['resource']:<{width}} {group['status']:<11} x{group['count']}"
+                         f"  {group['reason']}  (records {', '.join(group['records'])})")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from pipelines.cli.demo import demo, dev
+from pipelines.cli.rejections import rejections
 from pipelines.cli.servers import fake_shop, sandbox
 from pipelines.cli.sync import backfill, check_config, reconcile, status, sync
 
@@ -15,5 +16,6 @@ def main() -> None:
     """Sync shop platforms' data into the Marketing Automation Data API."""
 
 
-for command in (demo, dev, sync, backfill, reconcile, status, check_config, sandbox, fake_shop):
+for command in (demo, dev, sync, backfill, reconcile, rejections, status, check_config, sandbox,
+                fake_shop):
     main.add_command(command)

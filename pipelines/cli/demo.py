@@ -42,7 +42,7 @@ def demo(platform_name: str, as_json: bool, orders: int, customers: int, product
     else:
         click.echo(format_table(summary))
         click.echo(f"\n{'synced' if summary['success'] else 'FAILED'} in {summary['seconds']}s;"
-                   " 'visible' counts what the sandbox shows after its visibility delay.")
+                   " 'visible': confirmed by reading the items back from the API (reconciliation).")
     if not summary["success"]:
         sys.exit(1)
 

@@ -122,6 +122,8 @@ class Tuning(_Model):
     page_size: int = Field(default=100, ge=1, le=100)
     #: items gathered before a push and a checkpoint: the most a crash makes re-read
     chunk_items: int = Field(default=2000, ge=1, le=100_000)
+    #: sends of an item the API keeps rejecting before it is parked for a person
+    max_rejected_attempts: int = Field(default=3, ge=1, le=100)
 
 
 class Source(_Model):

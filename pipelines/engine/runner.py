@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from connectors.marketing.client import MarketingClient
 from connectors.sources.base import SourceConnector
@@ -18,7 +18,7 @@ from pipelines.engine.platforms import platform
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.mappings.base import PlatformMapping
 from pipelines.engine.reconcile import ReconcileReport, Reconciler
-from pipelines.engine.state import StateStore
+from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.sync import StreamReport, StreamSync, Window
 
 Env = Mapping[str, str]
@@ -87,6 +87,7 @@ class SourceRunner:
         dry_run: bool = False,
         only: set[str] | None = None,
         progress: Callable[[StreamReport], None] | None = None,
+        only_keys: dict[str, set[str]] | None = None,
     ) -> list[StreamReport]:
         """Sync ``streams`` (default: all planned), limited to the resources in ``only``."""
         mapping = mapping_for(self.source.platform)
@@ -120,6 +121,7 @@ class SourceRunner:
                     resources=resources,
                     chunk_items=self.source.tuning.chunk_items,
                     progress=progress,
+                    only_keys=only_keys,
                 )
                 reports.append(await sync.run(stream, window=window, dry_run=dry_run))
         return reports
@@ -139,3 +141,20 @@ class SourceRunner:
                 max_resends=max_resends, concurrency=self.source.tuning.concurrency,
             )
             return await reconciler.run(resources)
+
+    async def retry_rejections(self, resources: Sequence[str] | None = None) -> list[StreamReport]:
+        """Map the rejected and parked items again from the source (after a mapping fix)
+        and send them: their streams are re-read whole, and only those items are pushed."""
+        plan = self.plan()
+        wanted = set(resources) if resources else {r for rs in plan.values() for r in rs}
+        keys: dict[str, set[str]] = {}
+        for resource in wanted:
+            entries = self.state.entries(self.source.name, resource,
+                                         {ItemStatus.REJECTED, ItemStatus.PARKED})
+            if entries:
+                keys[resource] = {e.key for e in entries}
+        streams = [s for s, rs in plan.items() if set(rs) & set(keys)]
+        if not streams:
+            return []
+        everything = Window(datetime(1970, 1, 1, tzinfo=UTC), datetime.now(UTC))
+        return await self.run(streams, window=everything, only=set(keys), only_keys=keys)

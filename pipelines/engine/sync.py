@@ -37,6 +37,8 @@ from pipelines.engine.state import ItemStatus, Outcome, StateStore
 
 #: ledger states whose content the API already has
 SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
+#: held back until the source changes the item: invalid, or refused too often
+HELD = frozenset({ItemStatus.QUARANTINED, ItemStatus.PARKED})
 COUNTS = ("extracted", "quarantined", "unchanged", "pushed", "accepted", "rejected", "failed")
 SAMPLES_PER_RESOURCE = 3
 #: how far behind "now" an incremental read stops: a record written later in the same second
@@ -96,6 +98,7 @@ class StreamSync:
         resources: Iterable[str] | None = None,
         chunk_items: int = 2000,
         progress: Callable[[StreamReport], None] | None = None,
+        only_keys: dict[str, set[str]] | None = None,
     ) -> None:
         self.source = source
         self.connector = connector
@@ -105,6 +108,8 @@ class StreamSync:
         self.resources = set(resources) if resources is not None else None
         self.chunk_items = chunk_items
         self.progress = progress
+        #: resource -> the only item keys to push (replaying rejected items)
+        self.only_keys = only_keys
         self.overrides = Overrides(source.mapping)
         self._window: Window | None = None
         self.context = MappingContext(
@@ -147,8 +152,8 @@ class StreamSync:
                 window.start if window else None, until,
             )
         try:
-            if not dry_run:
-                await self._resend_failed(stream, report)
+            if not dry_run and window is None:  # a window maps everything afresh anyway
+                await self._resend_unsettled(stream, report)
             chunk: list[MappedItem] = []
             last: Position | None = None
             async for page in self.connector.read(stream, after=after, until=until):
@@ -164,7 +169,10 @@ class StreamSync:
                         self.mapping, self.overrides, stream, record, self.context,
                         position.record_id,
                     ):
-                        if self._wanted(mapped.resource):
+                        if self._wanted(mapped.resource) and (
+                            self.only_keys is None
+                            or mapped.key in self.only_keys.get(mapped.resource, ())
+                        ):
                             chunk.append(mapped)
                 if len(chunk) >= self.chunk_items:
                     await self._flush(stream, chunk, last if incremental and not window else None,
@@ -237,9 +245,10 @@ class StreamSync:
         for key, mapped in latest.items():
             entry = None if force else known.get(key)
             if entry is not None and entry.content_hash == hashes[key] and (
-                entry.status in SETTLED or entry.status == ItemStatus.QUARANTINED
+                entry.status in SETTLED or entry.status in HELD
             ):
-                report.add(resource, "unchanged" if entry.status in SETTLED else "quarantined")
+                report.add(resource, "unchanged" if entry.status in SETTLED
+                           else entry.status.value)
                 continue
             reasons = validate_item(model, mapped.item)
             if reasons:
@@ -290,19 +299,27 @@ class StreamSync:
         await writer.write_all((m.item for m in to_send), on_outcome=collect)
         return outcomes
 
-    async def _resend_failed(self, stream: str, report: StreamReport) -> None:
-        """Items that failed transiently last time are sent again first, from the ledger."""
+    async def _resend_unsettled(self, stream: str, report: StreamReport) -> None:
+        """Before reading: items that failed transiently are sent again, and rejected ones
+        too until they have been tried ``max_rejected_attempts`` times; then they are parked
+        for a person (``shopsync rejections``) rather than retried forever."""
+        limit = self.source.tuning.max_rejected_attempts
         for resource in self.mapping.produces.get(stream, ()):
             if not self._wanted(resource):
                 continue
-            entries = self.state.entries(self.source.name, resource, {ItemStatus.FAILED})
-            items = [
-                MappedItem(resource, e.key, e.payload, e.source_record_id or "")
-                for e in entries
-                if e.payload
-            ]
+            entries = self.state.entries(
+                self.source.name, resource, {ItemStatus.FAILED, ItemStatus.REJECTED}
+            )
+            worn = [e.key for e in entries
+                    if e.status == ItemStatus.REJECTED and e.attempts >= limit]
+            if worn:
+                self.state.mark(self.source.name, resource, worn, ItemStatus.PARKED)
+                report.add(resource, "parked", len(worn))
+            retry = [e for e in entries if e.payload and e.key not in set(worn)]
+            items = [MappedItem(resource, e.key, e.payload, e.source_record_id or "")
+                     for e in retry]
             if items:
                 outcomes = await self._send(
-                    resource, items, {e.key: e.content_hash for e in entries}, report
+                    resource, items, {e.key: e.content_hash for e in retry}, report
                 )
                 self.state.record(self.source.name, resource, outcomes)

@@ -126,7 +126,7 @@ def map_record(
 ) -> Iterator[MappedItem]:
     """Every target item of one raw record, overridden and attributed to the data source."""
     for resource, item in mapping.map(stream, record, ctx):
-        item = overrides.apply(resource, item, record)
         if ctx.id_data_source is not None:
             item["id_data_source"] = ctx.id_data_source
+        item = overrides.apply(resource, item, record)  # may route items to another source
         yield MappedItem(resource, item_key(resource, item), item, source_record_id)

@@ -1,0 +1,149 @@
+"""``shopsync rejections``: the items the API refused (and the parked ones), to read, export
+and send again after a fix."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import click
+
+from pipelines.cli.sync import _load, _sources, config_option, friendly_errors
+
+STATUSES = ("rejected", "parked")
+
+
+def _entries(config: Any, sources: tuple[str, ...], resource: str | None) -> Iterator[dict[str, Any]]:
+    from pipelines.engine.runner import SourceRunner
+    from pipelines.engine.state import ItemStatus
+
+    for source in _sources(config, sources):
+        runner = SourceRunner.for_source(config, source.name)
+        try:
+            resources = [resource] if resource else list(runner.state.counts(source.name))
+            for name in resources:
+                after = None
+                while True:
+                    page = runner.state.entries(
+                        source.name, name, {ItemStatus(s) for s in STATUSES}, limit=500,
+                        after_key=after)
+                    if not page:
+                        break
+                    after = page[-1].key
+                    for entry in page:
+                        yield {
+                            "source": source.name, "resource": name, "key": entry.key,
+                            "status": entry.status.value, "attempts": entry.attempts,
+                            "source_record_id": entry.source_record_id,
+                            "errors": entry.errors, "payload": entry.payload,
+                            "updated_at": entry.updated_at.isoformat(),
+                        }
+        finally:
+            runner.state.close()
+
+
+source_option = click.option("--source", "sources", multiple=True, help="Only this source.")
+resource_option = click.option("--resource", default=None, help="Only this target resource.")
+
+
+@click.group()
+def rejections() -> None:
+    """Items the API refused: by reason, one by one, exported, or sent again."""
+
+
+@rejections.command("list")
+@config_option
+@source_option
+@resource_option
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@friendly_errors
+def list_(config_path: str | None, sources: tuple[str, ...], resource: str | None,
+          as_json: bool) -> None:
+    """Rejected and parked items grouped by the API's error message."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for entry in _entries(_load(config_path), sources, resource):
+        for error in entry["errors"] or ["(no message)"]:
+            groups.setdefault((entry["source"], entry["resource"], error), []).append(entry)
+    rows = [
+        {"source": s, "resource": r, "error": e, "count": len(items),
+         "statuses": sorted({i["status"] for i in items}),
+         "keys": [i["key"] for i in items[:5]]}
+        for (s, r, e), items in sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo("no rejected items")
+    for row in rows:
+        click.echo(f"{row['count']:>6}  {row['source']}/{row['resource']}  {row['error']}"
+                   f"  (e.g. {', '.join(row['keys'])}; {', '.join(row['statuses'])})")
+
+
+@rejections.command()
+@config_option
+@source_option
+@click.option("--resource", required=True, help="The target resource of the item.")
+@click.argument("key")
+@friendly_errors
+def show(config_path: str | None, sources: tuple[str, ...], resource: str, key: str) -> None:
+    """One rejected item: its errors, the payload that was sent, its source record."""
+    for entry in _entries(_load(config_path), sources, resource):
+        if entry["key"] == key:
+            click.echo(json.dumps(entry, indent=2, ensure_ascii=False))
+            return
+    click.echo(f"error: no rejected or parked {resource} item with key {key!r}", err=True)
+    sys.exit(1)
+
+
+@rejections.command()
+@config_option
+@source_option
+@resource_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv",
+              show_default=True)
+@click.option("--output", type=click.File("w"), default="-", help="File to write (default: stdout).")
+@friendly_errors
+def export(config_path: str | None, sources: tuple[str, ...], resource: str | None, fmt: str,
+           output: Any) -> None:
+    """Every rejected and parked item, with its errors and payload, as CSV or JSON."""
+    entries = list(_entries(_load(config_path), sources, resource))
+    if fmt == "json":
+        json.dump(entries, output, indent=2, ensure_ascii=False)
+        output.write("\n")
+        return
+    columns = ["source", "resource", "key", "status", "attempts", "source_record_id", "errors",
+               "payload", "updated_at"]
+    writer = csv.DictWriter(output, fieldnames=columns)
+    writer.writeheader()
+    for entry in entries:
+        writer.writerow({**entry, "errors": " | ".join(entry["errors"]),
+                         "payload": json.dumps(entry["payload"], ensure_ascii=False)})
+
+
+@rejections.command()
+@config_option
+@source_option
+@click.option("--resource", "resources", multiple=True, help="Only these resources.")
+@friendly_errors
+def retry(config_path: str | None, sources: tuple[str, ...], resources: tuple[str, ...]) -> None:
+    """Map rejected and parked items again from the source and send them (after a fix)."""
+    from pipelines.engine.runner import SourceRunner
+
+    config = _load(config_path)
+    for source in _sources(config, sources):
+        runner = SourceRunner.for_source(config, source.name)
+        try:
+            reports = asyncio.run(runner.retry_rejections(list(resources) or None))
+            left = sum(n for r, c in runner.state.counts(source.name).items()
+                       for s, n in c.items() if s in STATUSES)
+        finally:
+            runner.state.close()
+        sent = sum(r.total("pushed") for r in reports)
+        accepted = sum(r.total("accepted") for r in reports)
+        click.echo(f"{source.name}: {sent} sent again, {accepted} accepted, {left} still"
+                   " rejected or parked")

@@ -1,0 +1,222 @@
+"""The generated shop: one compact row per record, made once from the seed.
+
+A row holds what listing and searching need (ids, times, status, names); the full GraphQL
+record is built from ``(seed, id)`` when it is served (records.py). Ids are large integers
+like Shopify's, and every GID is ``gid://shopify/{Type}/{id}``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sandbox.shops.shopify import names
+
+START = int(datetime(2024, 1, 1, tzinfo=UTC).timestamp())
+END = START + 540 * 86400
+#: seconds at which a bulk edit touched many records at once (ties bigger than a page)
+BULK_SECONDS = {
+    "orders": (END - 7 * 86400 + 9 * 3600 + 17, 0.15),
+    "products": (END - 30 * 86400 + 14 * 3600, 0.40),
+    "customers": (END - 60 * 86400 + 3 * 3600 + 1, 0.20),
+    "checkouts": (END - 3 * 86400 + 22 * 3600 + 5, 0.20),
+}
+BASE = {"customers": 6_210_000_000, "orders": 5_550_000_000, "products": 8_100_000_000,
+        "variants": 44_000_000_000, "collections": 420_000_000, "checkouts": 33_000_000_000,
+        "discounts": 1_170_000_000, "codes": 17_000_000_000, "events": 99_000_000_000,
+        "lines": 13_000_000_000, "addresses": 8_800_000_000, "media": 30_000_000_000,
+        "bulk": 720_900_000}
+FIRST_ORDER_NUMBER = 1001
+TYPENAMES = {"customers": "Customer", "orders": "Order", "products": "Product",
+             "variants": "ProductVariant", "collections": "Collection",
+             "checkouts": "AbandonedCheckout", "discounts": "DiscountCodeNode",
+             "events": "BasicEvent"}
+
+
+def gid(resource: str, record_id: int) -> str:
+    return f"gid://shopify/{TYPENAMES[resource]}/{record_id}"
+
+
+@dataclass(slots=True)
+class Row:
+    id: int
+    created: int  # epoch seconds, UTC
+    updated: int
+    status: str = ""
+    parent: int = 0  # variant -> product
+    customer: int = 0  # order, checkout -> customer id (0: none)
+    name: str = ""
+    kind: str = ""
+    amount: int = 0  # price in cents
+    extra: str = ""  # event: subject type; checkout: completed flag
+
+
+@dataclass(frozen=True, slots=True)
+class Sellable:
+    """What an order line needs of a product, frozen at generation so that orders stay the
+    same when the product is later edited or deleted."""
+
+    id: int
+    title: str
+    vendor: str
+    variants: tuple[tuple[int, str, int, str], ...]  # (id, title, price in cents, sku)
+
+
+@dataclass
+class Generated:
+    rows: dict[str, list[Row]] = field(default_factory=dict)
+    sellable: list[Sellable] = field(default_factory=list)
+
+
+def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
+    return random.Random(f"shopify/{seed}/{resource}/{record_id}")
+
+
+def _times(rng: random.Random, n: int, resource: str | None) -> list[tuple[int, int]]:
+    """(created, updated) pairs, created ascending, some updated in one bulk-edit second."""
+    created = sorted(rng.randrange(START, END) for _ in range(n))
+    bulk_at, share = BULK_SECONDS.get(resource or "", (0, 0.0))
+    pairs = []
+    for at in created:
+        r = rng.random()
+        delay = (rng.randrange(0, 600) if r < 0.35 else rng.randrange(600, 5 * 86400)
+                 if r < 0.75 else rng.randrange(5 * 86400, 120 * 86400))
+        updated = at + delay if at + delay < END else at + (END - at) // 2
+        if share and at < bulk_at and updated < bulk_at and rng.random() < share:
+            updated = bulk_at
+        pairs.append((at, updated))
+    return pairs
+
+
+def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
+    """(first name, last name, email) of a customer, the same wherever it is needed."""
+    index = customer_id - BASE["customers"] - 1
+    if 0 <= index < len(names.ODD_CUSTOMERS):
+        first, last = names.ODD_CUSTOMERS[index]
+        return first, last, names.BAD_EMAIL if last == "Email" else f"odd{index}@example.org"
+    rng = rng_for(seed, "customer-core", customer_id)
+    first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
+    local = f"{names.ascii_part(first, 'c')}.{names.ascii_part(last, 'x')}.{customer_id % 100000}"
+    return first, last, f"{local}@example.com"
+
+
+def _customers(seed: int, n: int) -> list[Row]:
+    rng = random.Random(f"shopify/{seed}/customers")
+    rows = []
+    for i, (created, updated) in enumerate(_times(rng, n, "customers")):
+        cid = BASE["customers"] + 1 + i
+        first, last, _ = customer_core(seed, cid)
+        state = "DISABLED" if rng.random() < 0.05 else "ENABLED"
+        rows.append(Row(cid, created, updated, state, name=f"{first} {last}"))
+    return rows
+
+
+def _price(rng: random.Random) -> int:
+    return rng.randrange(4, 120) * 100 + rng.choice((0, 0, 50, 90, 99))
+
+
+def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
+    rng = random.Random(f"shopify/{seed}/products")
+    products: list[Row] = []
+    variants: list[Row] = []
+    next_variant = BASE["variants"] + 1
+    for i, (created, updated) in enumerate(_times(rng, n, "products")):
+        pid = BASE["products"] + 1 + i
+        noun = rng.choice(list(names.NOUNS))
+        title = {1: "Tasse ☕ « Café Crème »", 3: "כובע קש"}.get(i, f"{rng.choice(names.ADJECTIVES)} {noun}")
+        status = {4: "DRAFT", 5: "ARCHIVED"}.get(i, "ACTIVE")
+        price = _price(rng)
+        vendor = rng.choice(names.VENDORS)
+        products.append(Row(pid, created, updated, status, name=title, kind=noun, amount=price,
+                            extra=vendor))
+        count = 12 if i == 0 else rng.choice((1, 1, 2, 3, 4))
+        children = []
+        for j in range(count):
+            vid, next_variant = next_variant, next_variant + 1
+            option = ("Default Title" if count == 1 else
+                      f"{names.COLORS[j % len(names.COLORS)]} / {names.SIZES[j // len(names.COLORS) % len(names.SIZES)]}")
+            vprice = price + (0 if count == 1 else rng.choice((0, 0, 100, 200, -100)))
+            variants.append(Row(vid, created, updated, "ACTIVE", parent=pid, name=option,
+                                amount=vprice))
+            children.append((vid, option, vprice, f"SKU-{vid % 1_000_000:06d}"))
+        if status == "ACTIVE":
+            out.sellable.append(Sellable(pid, title, vendor, tuple(children)))
+    return products, variants
+
+
+def _orders(seed: int, n: int, customers: int) -> list[Row]:
+    rng = random.Random(f"shopify/{seed}/orders")
+    statuses = [s for s, _ in names.FINANCIAL_STATUSES]
+    weights = [w for _, w in names.FINANCIAL_STATUSES]
+    rows = []
+    for i, (created, updated) in enumerate(_times(rng, n, "orders")):
+        guest = customers == 0 or rng.random() < 0.15
+        customer = 0 if guest else BASE["customers"] + 1 + rng.randrange(customers)
+        status = "PAID" if i < 3 else rng.choices(statuses, weights)[0]
+        rows.append(Row(BASE["orders"] + 1 + i, created, updated, status, customer=customer,
+                        name=f"#{FIRST_ORDER_NUMBER + i}"))
+    return rows
+
+
+def _checkouts(seed: int, n: int, customers: int) -> list[Row]:
+    rng = random.Random(f"shopify/{seed}/checkouts")
+    rows = []
+    for i, (created, updated) in enumerate(_times(rng, n, "checkouts")):
+        customer = 0 if customers == 0 or rng.random() < 0.3 else (
+            BASE["customers"] + 1 + rng.randrange(customers))
+        completed = "completed" if rng.random() < 0.3 else ""
+        rows.append(Row(BASE["checkouts"] + 1 + i, created, updated,
+                        "closed" if completed else "open", customer=customer, extra=completed))
+    return rows
+
+
+def _collections(seed: int) -> list[Row]:
+    rng = random.Random(f"shopify/{seed}/collections")
+    return [Row(BASE["collections"] + 1 + i, created, updated, name=title, kind=handle)
+            for i, ((handle, title), (created, updated))
+            in enumerate(zip(names.COLLECTIONS, _times(rng, len(names.COLLECTIONS), None),
+                             strict=True))]
+
+
+def _discounts(seed: int) -> list[Row]:
+    rng = random.Random(f"shopify/{seed}/discounts")
+    rows = []
+    for i, (created, updated) in enumerate(_times(rng, len(names.DISCOUNTS), None)):
+        title, kind, value, _, _ = names.DISCOUNTS[i]
+        status = "EXPIRED" if i == 2 else "ACTIVE"
+        rows.append(Row(BASE["discounts"] + 1 + i, created, updated, status, name=title,
+                        kind=kind, amount=value))
+    return rows
+
+
+def _past_deletions(seed: int, products: int, orders: int) -> list[Row]:
+    """Deletion events of records deleted before the shop was generated's end: their ids are
+    past the generated ranges, so no record of theirs exists any more."""
+    rng = random.Random(f"shopify/{seed}/events")
+    rows = []
+    for i, (resource, subject, count) in enumerate(
+            (("products", "PRODUCT", products), ("orders", "ORDER", orders),
+             ("collections", "COLLECTION", 9))):
+        at = rng.randrange(END - 90 * 86400, END)
+        deleted = BASE[resource] + count + 1 + 500 + i
+        rows.append(Row(BASE["events"] + 1 + i, at, at, "destroy", parent=deleted,
+                        name=f"{TYPENAMES[resource]} was deleted.", extra=subject))
+    return rows
+
+
+def generate(seed: int, *, customers: int, orders: int, products: int,
+             checkouts: int) -> Generated:
+    out = Generated()
+    product_rows, variant_rows = _products(seed, products, out)
+    out.rows = {
+        "customers": _customers(seed, customers),
+        "products": product_rows,
+        "variants": variant_rows,
+        "orders": _orders(seed, orders, customers),
+        "checkouts": _checkouts(seed, checkouts, customers),
+        "collections": _collections(seed),
+        "discounts": _discounts(seed),
+        "events": _past_deletions(seed, products, orders),
+    }
+    return out

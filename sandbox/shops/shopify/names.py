@@ -1,0 +1,71 @@
+"""Word lists for the generated shop, including the odd names real shops hold."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+FIRST_NAMES = ("Alice", "Bruno", "Chloé", "Dmitri", "Élodie", "Farid", "Greta", "Hugo", "Inès",
+               "Jonas", "Kenji", "Léa", "Malik", "Noémie", "Oskar", "Priya", "Rosa", "Sven",
+               "Tomasz", "Valentina", "Wen", "Yasmine", "Zoë")
+LAST_NAMES = ("Martin", "Bernard", "Dubois", "Müller", "García", "Rossi", "Nowak", "O'Brien",
+              "Smith", "Nguyễn", "Johansson", "Silva", "Yılmaz", "Lefèvre", "van der Berg")
+CITIES = (("Paris", "75011", "FR"), ("Lyon", "69003", "FR"), ("Bruxelles", "1000", "BE"),
+          ("Genève", "1204", "CH"), ("Berlin", "10115", "DE"), ("Madrid", "28013", "ES"),
+          ("Milano", "20121", "IT"), ("Kraków", "31-001", "PL"))
+#: customers at these positions are the same in every seed: names that break naive code
+ODD_CUSTOMERS = (("Rene\u0301e", "Zoe\u0308lle"), ("مريم", "الحسيني"), ("Ana 🌸", "Lima 👩\u200d💻"),
+                 ("Bad", "Email"), ("小龙", "李"))
+BAD_EMAIL = "not-an-email"
+ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
+#: noun -> collection handle
+NOUNS = {"T-Shirt": "t-shirts", "Hoodie": "hoodies", "Cap": "hats", "Beanie": "hats",
+         "Mug": "mugs", "Poster": "posters", "Tea Tin": "tea", "Tote Bag": "accessories",
+         "Scarf": "accessories"}
+VENDORS = ("Atelier Nord", "Bloom & Co", "Café Lumière", "Kōbō Studio", "Mercer Goods",
+           "shopsync-fake")
+#: (handle, title); every product is also in "all" (a smart collection in a real shop)
+COLLECTIONS = (("all", "All products"), ("t-shirts", "T-shirts"), ("hoodies", "Hoodies"),
+               ("hats", "Hats"), ("mugs", "Mugs"), ("posters", "Posters"),
+               ("tea", "Thé ☕ & Café"), ("accessories", "Accessories"),
+               ("frontpage", "Home page"))
+COLORS = ("Red", "Blue", "Black", "Green", "White")
+SIZES = ("S", "M", "L", "XL")
+#: (title, kind, value: percent*100 or cents, codes, minimum subtotal in cents)
+DISCOUNTS = (
+    ("Welcome 10%", "percent", 1000, ("WELCOME10",), 0),
+    ("Summer sale", "percent", 1500, ("SUMMER15", "SOMMER15", "ETE15"), 0),
+    ("Été 25", "percent", 2500, ("ÉTÉ25",), 0),
+    ("5 off", "amount", 500, ("5OFF",), 2000),
+    ("Big spender", "amount", 2000, ("BIGSPENDER",), 10000),
+    ("Free shipping", "shipping", 0, ("FREESHIP",), 5000),
+    ("Buy two mugs", "bxgy", 0, ("MUGS2",), 0),
+)
+FINANCIAL_STATUSES = (("PAID", 62), ("PENDING", 8), ("AUTHORIZED", 6), ("PARTIALLY_PAID", 2),
+                      ("PARTIALLY_REFUNDED", 5), ("REFUNDED", 6), ("VOIDED", 4), ("EXPIRED", 2))
+#: the OrderDisplayFinancialStatus enum, as introspection shows it
+FINANCIAL_ENUM = (
+    ("AUTHORIZED", "Displayed as **Authorized**."), ("EXPIRED", "Displayed as **Expired**."),
+    ("PAID", "Displayed as **Paid**."), ("PARTIALLY_PAID", "Displayed as **Partially paid**."),
+    ("PARTIALLY_REFUNDED", "Displayed as **Partially refunded**."),
+    ("PENDING", "Displayed as **Pending**."), ("REFUNDED", "Displayed as **Refunded**."),
+    ("VOIDED", "Displayed as **Voided**."),
+)
+FULFILLMENT_ENUM = (
+    ("FULFILLED", "Displayed as **Fulfilled**."), ("IN_PROGRESS", "Displayed as **In progress**."),
+    ("ON_HOLD", "Displayed as **On hold**."), ("OPEN", "Displayed as **Open**."),
+    ("PARTIALLY_FULFILLED", "Displayed as **Partially fulfilled**."),
+    ("PENDING_FULFILLMENT", "Displayed as **Pending fulfillment**."),
+    ("RESTOCKED", "Displayed as **Restocked**."), ("SCHEDULED", "Displayed as **Scheduled**."),
+    ("UNFULFILLED", "Displayed as **Unfulfilled**."),
+)
+
+
+def handle(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-") or "item"
+
+
+def ascii_part(text: str, fallback: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "", folded.lower()) or fallback

@@ -1,0 +1,86 @@
+"""Rejections a person can work with: grouped, shown, exported, retried after a fix, and
+never retried forever."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sandbox.shops.woocommerce.launch import attach, launch
+
+CONFIG = """
+destination: {{base_url: "{base}", api_key_env: RJ_API_KEY}}
+state_url: sqlite:///{state}
+sources:
+  - name: woo
+    platform: woocommerce
+    connection: {{url: "{shop}", key_env: RJ_WC_KEY, secret_env: RJ_WC_SECRET}}
+    resources: [customers]
+    lookback_seconds: 0
+    tuning: {{max_rejected_attempts: 2}}
+{mapping}
+"""
+BAD_MAPPING = "    mapping: {customers: {set: {id_data_source: 999}}}"
+
+
+@pytest.fixture(scope="module")
+def shop():
+    running = attach(launch("--orders", "0", "--customers", "6", "--products", "0"))
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def operator(sandbox, shop, tmp_path, fresh_key):
+    path = tmp_path / "shops.yaml"
+    env = {**os.environ, "SHOPSYNC_CONFIG": str(path), "RJ_API_KEY": fresh_key(),
+           "RJ_WC_KEY": shop.key, "RJ_WC_SECRET": shop.secret}
+
+    def configure(mapping: str) -> None:
+        path.write_text(CONFIG.format(base=sandbox.base_url, state=tmp_path / "state.db",
+                                      shop=shop.root, mapping=mapping))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    run.configure = configure  # type: ignore[attr-defined]
+    return run
+
+
+def test_rejections_are_grouped_shown_exported_and_cleared_by_a_retry_after_the_fix(operator):
+    operator.configure(BAD_MAPPING)
+    operator("sync")
+
+    listed = json.loads(operator("rejections", "list", "--json").stdout)
+    assert listed[0]["error"] == "id_data_source: data source 999 does not exist in this shop"
+    assert listed[0]["count"] == 5  # six customers, one quarantined for its bad email
+    shown = json.loads(operator("rejections", "show", "--resource", "customers",
+                                listed[0]["keys"][0]).stdout)
+    assert shown["payload"]["id_data_source"] == 999
+    exported = list(csv.DictReader(io.StringIO(operator("rejections", "export").stdout)))
+    assert len(exported) == 5 and exported[0]["errors"].startswith("id_data_source")
+
+    operator.configure("")  # the mapping fix
+    done = operator("rejections", "retry")
+
+    assert done.returncode == 0, done.stderr
+    assert "5 sent again, 5 accepted, 0 still rejected or parked" in done.stdout
+    assert json.loads(operator("rejections", "list", "--json").stdout) == []
+
+
+def test_an_item_the_api_keeps_refusing_is_parked_after_the_allowed_attempts(operator):
+    operator.configure(BAD_MAPPING)
+    for _ in range(3):
+        operator("sync")
+
+    status = json.loads(operator("status", "--json").stdout)["woo"]["items"]["customers"]
+    assert status == {"parked": 5, "quarantined": 1}
+    listed = json.loads(operator("rejections", "list", "--json").stdout)
+    assert listed[0]["statuses"] == ["parked"]

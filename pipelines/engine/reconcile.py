@@ -42,6 +42,7 @@ class ResourceCheck:
     waiting: int = 0
     resent: int = 0
     parked: int = 0
+    deleted: int = 0
     lags: list[float] = field(default_factory=list)
     verifiable: bool = True
 
@@ -66,7 +67,8 @@ class ReconcileReport:
         return {
             resource: {
                 "checked": c.checked, "visible": c.visible, "waiting": c.waiting,
-                "resent": c.resent, "parked": c.parked, "verifiable": c.verifiable,
+                "resent": c.resent, "parked": c.parked, "deleted": c.deleted,
+                "verifiable": c.verifiable,
                 "lag_seconds": c.lag(),
             }
             for resource, c in self.resources.items()

@@ -4,6 +4,7 @@ its data source, and sync its streams in dependency order (reference data first)
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -12,6 +13,12 @@ from datetime import UTC, datetime, timedelta
 from connectors.marketing.client import MarketingClient
 from connectors.sources.base import SourceConnector
 from pipelines.engine.config import Config, ConfigError, Source
+from pipelines.engine.deletions import (
+    delete_records,
+    present_ids,
+    reported_deletions,
+    stale_records,
+)
 from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.platforms import platform
@@ -140,7 +147,33 @@ class SourceRunner:
                 id_data_source=id_data_source, deadline=timedelta(seconds=deadline_seconds),
                 max_resends=max_resends, concurrency=self.source.tuning.concurrency,
             )
-            return await reconciler.run(resources)
+            report = await reconciler.run(resources)
+            for resource, n in (await self._incremental_deletions(client)).items():
+                report.resources[resource].deleted += n
+            return report
+
+    async def _incremental_deletions(self, client: MarketingClient) -> Counter[str]:
+        """Deletions in streams read incrementally (full reads find theirs while syncing):
+        what the platform reports, else a comparison of id sets where it can list them."""
+        deleted: Counter[str] = Counter()
+        connector = open_connector(self.source, self.env)
+        try:
+            for stream, resources in self.plan().items():
+                if not connector.streams()[stream].incremental:
+                    continue
+                gone = await reported_deletions(connector, stream, since=None)
+                if gone is None:
+                    present = await present_ids(connector, stream)
+                    if present is None:
+                        continue
+                    gone = stale_records(self.state, self.source.name, resources, present)
+                deleted.update(await delete_records(
+                    state=self.state, client=client, source=self.source.name,
+                    resources=resources, record_ids=gone,
+                ))
+        finally:
+            await connector.aclose()
+        return deleted
 
     async def retry_rejections(self, resources: Sequence[str] | None = None) -> list[StreamReport]:
         """Map the rejected and parked items again from the source (after a mapping fix)

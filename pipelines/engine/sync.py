@@ -25,6 +25,7 @@ from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.marketing.writer import BulkWriter, ItemOutcome
 from connectors.sources.base import Position, SourceConnector
 from pipelines.engine.config import Source
+from pipelines.engine.deletions import delete_records, stale_records
 from pipelines.engine.diff import content_hash
 from pipelines.engine.mappings.base import (
     MappedItem,
@@ -39,7 +40,8 @@ from pipelines.engine.state import ItemStatus, Outcome, StateStore
 SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
 #: held back until the source changes the item: invalid, or refused too often
 HELD = frozenset({ItemStatus.QUARANTINED, ItemStatus.PARKED})
-COUNTS = ("extracted", "quarantined", "unchanged", "pushed", "accepted", "rejected", "failed")
+COUNTS = ("extracted", "quarantined", "unchanged", "pushed", "accepted", "rejected", "failed",
+          "deleted", "parked")
 SAMPLES_PER_RESOURCE = 3
 #: how far behind "now" an incremental read stops: a record written later in the same second
 #: as the last one read would otherwise sort before the cursor and never be read
@@ -156,9 +158,13 @@ class StreamSync:
                 await self._resend_unsettled(stream, report)
             chunk: list[MappedItem] = []
             last: Position | None = None
+            #: a full read tells what is gone: every record not seen in it
+            seen: set[str] | None = set() if not incremental and window is None else None
             async for page in self.connector.read(stream, after=after, until=until):
                 for record in page:
                     position = self.connector.position(stream, record)
+                    if seen is not None:
+                        seen.add(position.record_id)
                     if window is not None and not incremental and not (
                         window.start <= position.changed_at < window.end
                     ):
@@ -181,6 +187,8 @@ class StreamSync:
             await self._flush(stream, chunk, last if incremental and not window else None,
                               report, dry_run)
             report.cursor = last
+            if seen is not None:
+                await self._delete_unseen(stream, seen, report, dry_run)
         except BaseException as exc:
             report.seconds = time.perf_counter() - started
             if run_id is not None:
@@ -298,6 +306,17 @@ class StreamSync:
         report.add(resource, "pushed", len(to_send))
         await writer.write_all((m.item for m in to_send), on_outcome=collect)
         return outcomes
+
+    async def _delete_unseen(self, stream: str, seen: set[str], report: StreamReport,
+                             dry_run: bool) -> None:
+        resources = [r for r in self.mapping.produces.get(stream, ()) if self._wanted(r)]
+        gone = stale_records(self.state, self.source.name, resources, seen)
+        deleted = await delete_records(
+            state=self.state, client=None if dry_run else self.client,
+            source=self.source.name, resources=resources, record_ids=gone,
+        )
+        for resource, n in deleted.items():
+            report.add(resource, "deleted", n)
 
     async def _resend_unsettled(self, stream: str, report: StreamReport) -> None:
         """Before reading: items that failed transiently are sent again, and rejected ones

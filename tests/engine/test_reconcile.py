@@ -97,3 +97,29 @@ def test_items_that_never_show_are_parked_after_the_allowed_resends(start, shop,
     assert [r.resources["statuses"].resent for r in reports] == [8, 8, 0]
     assert reports[-1].resources["statuses"].parked == 8
     assert runner.state.counts(SOURCE)["statuses"] == {ItemStatus.PARKED.value: 8}
+
+
+def test_source_deletes_reach_the_destination_and_a_second_pass_changes_nothing(
+    start, tmp_path
+):
+    shop = attach(launch("--orders", "5", "--customers", "8", "--products", "3"))
+    try:
+        sandbox = start("--visibility-delay", "0")
+        runner = runner_for(sandbox, shop, tmp_path)
+        asyncio.run(runner.run(streams=["customers"]))
+        fake = shop.fake()
+        ids = fake.get("/customers/ids", params={"exclude_status": "administrator"}).json()["ids"]
+        fake.delete(f"/customers/{ids[-1]}", params={"force": "true"})
+
+        (report,) = asyncio.run(runner.run(streams=["customers"]))
+        (again,) = asyncio.run(runner.run(streams=["customers"]))
+
+        assert report.counts["customers"]["deleted"] == 1
+        assert report.counts["addresses"]["deleted"] == 2  # billing and shipping
+        assert "deleted" not in again.counts.get("customers", {})
+        stats = stored(sandbox, None)
+        assert stats["stored"]["customers"] == 6  # 8, one quarantined, one deleted
+        assert stats["stored"]["addresses"] == 14
+        assert runner.state.counts(SOURCE)["customers"]["deleted"] == 1
+    finally:
+        shop.stop()

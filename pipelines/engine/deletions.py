@@ -1,0 +1,93 @@
+"""Deletions at the source, carried to the destination.
+
+Three ways to learn that source records are gone, from the cheapest: a stream read in full
+(its records not seen any more are gone), a platform that reports deletions
+(``ReportsDeletions``), and a comparison of id sets (``ListsIds``). The items those records
+became are bulk-deleted at the destination (an idempotent call) and marked ``deleted`` in the
+ledger. Nested items (addresses, variations, images) go with their parent's deletion.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Iterable
+from datetime import datetime
+
+from connectors.marketing.client import MarketingClient
+from connectors.marketing.resources import SYNC_RESOURCES
+from connectors.sources.base import SourceConnector
+from pipelines.engine.state import ItemStatus, StateStore
+
+DELETE_BATCH = 100
+_GONE = {ItemStatus.DELETED}
+
+
+def stale_records(state: StateStore, source: str, resources: Iterable[str],
+                  seen: Collection[str]) -> set[str]:
+    """Source records the ledger holds items of that a full read did not see."""
+    gone: set[str] = set()
+    for resource in resources:
+        after = None
+        while True:
+            entries = state.entries(source, resource, limit=1000, after_key=after)
+            if not entries:
+                break
+            after = entries[-1].key
+            gone.update(e.source_record_id for e in entries
+                        if e.source_record_id and e.status not in _GONE
+                        and e.source_record_id not in seen)
+    return gone
+
+
+async def reported_deletions(connector: SourceConnector, stream: str,
+                             since: datetime | None) -> set[str] | None:
+    """What the platform says is gone (a log, or an id-set comparison); None if it can't."""
+    deleted = getattr(connector, "deleted_ids", None)
+    if deleted is not None:
+        return set(await deleted(stream, since=since))
+    return None
+
+
+async def present_ids(connector: SourceConnector, stream: str) -> set[str] | None:
+    ids = getattr(connector, "ids", None)
+    if ids is None:
+        return None
+    return {i async for page in ids(stream) for i in page}
+
+
+async def delete_records(
+    *, state: StateStore, client: MarketingClient | None, source: str,
+    resources: Iterable[str], record_ids: Collection[str],
+) -> Counter[str]:
+    """Delete at the destination the items of ``record_ids``; count them per resource.
+    With no client (a dry run), only count."""
+    deleted: Counter[str] = Counter()
+    if not record_ids:
+        return deleted
+    for resource in resources:
+        spec = SYNC_RESOURCES[resource]
+        keys_by_record = state.keys_of_records(source, resource, list(record_ids))
+        keys = [k for ks in keys_by_record.values() for k in ks]
+        if not keys:
+            continue
+        deleted[resource] = len(keys)
+        if client is None:
+            continue
+        if spec.parent_field is None:
+            ids = sorted({key.split("|", 1)[0] for key in keys})
+            for start in range(0, len(ids), DELETE_BATCH):
+                await client.bulk_delete(resource, ids[start:start + DELETE_BATCH])
+        else:  # nested: deleted under each parent named in the payload sent
+            entries = state.ledger(source, resource, keys)
+            by_parent: dict[str, set[str]] = {}
+            for entry in entries.values():
+                # the payload names the parent until the item is visible; after that, the
+                # record it came from is its parent's (a product's images, a customer's
+                # addresses)
+                parent = (entry.payload or {}).get(spec.parent_field) or entry.source_record_id
+                if parent is not None:
+                    by_parent.setdefault(str(parent), set()).add(entry.key.split("|", 1)[0])
+            for parent, ids_ in by_parent.items():
+                await client.bulk_delete(resource, sorted(ids_), parent_id=parent)
+        state.mark(source, resource, keys, ItemStatus.DELETED)
+    return deleted

@@ -1,0 +1,187 @@
+"""The fake shop's state: the generated rows, what tests changed, deletion events, the clock,
+the cost buckets and the bulk operations."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sandbox.shops.shopify import names, records
+from sandbox.shops.shopify.data import BASE, Row, generate
+from sandbox.shops.shopify.settings import FakeShopifySettings
+
+RESOURCES = ("orders", "customers", "products", "variants", "collections", "checkouts",
+             "discounts", "events")
+#: deleting one of these writes a ``destroy`` event (subject type)
+SUBJECT_TYPES = {"orders": "ORDER", "customers": "CUSTOMER", "products": "PRODUCT",
+                 "collections": "COLLECTION", "discounts": "DISCOUNT_CODE_NODE"}
+
+
+class NotFound(Exception):
+    pass
+
+
+class Table:
+    def __init__(self, name: str, rows: list[Row]) -> None:
+        self.name = name
+        self.rows: dict[int, Row] = {r.id: r for r in sorted(rows, key=lambda r: r.id)}
+        self.patches: dict[int, dict[str, Any]] = {}
+
+    def row(self, record_id: int) -> Row:
+        found = self.rows.get(record_id)
+        if found is None:
+            raise NotFound(f"{self.name} {record_id}")
+        return found
+
+
+class Bucket:
+    """The app's cost bucket on the shop: ``size`` points refilled at ``rate`` per second."""
+
+    def __init__(self, size: float, rate: float) -> None:
+        self.size, self.rate = size, rate
+        self.available, self.at = size, time.monotonic()
+
+    def level(self) -> float:
+        now = time.monotonic()
+        self.available = min(self.size, self.available + (now - self.at) * self.rate)
+        self.at = now
+        return self.available
+
+    def status(self) -> dict[str, float]:
+        return {"maximumAvailable": float(self.size), "currentlyAvailable": int(self.level()),
+                "restoreRate": float(self.rate)}
+
+
+class Store:
+    def __init__(self, settings: FakeShopifySettings) -> None:
+        self.settings = settings
+        self.seed = settings.seed
+        self.currency = settings.currency
+        self.tz = ZoneInfo(settings.timezone)
+        generated = generate(settings.seed, customers=settings.customers,
+                             orders=settings.orders, products=settings.products,
+                             checkouts=settings.checkout_count)
+        self.tables = {name: Table(name, rows) for name, rows in generated.rows.items()}
+        self.sellable = generated.sellable
+        self.children: dict[int, list[int]] = defaultdict(list)
+        for v in self.tables["variants"].rows.values():
+            self.children[v.parent].append(v.id)
+        self.variant_position = {vid: i for kids in self.children.values()
+                                 for i, vid in enumerate(kids)}
+        self.collection_sizes = Counter(
+            h for p in self.tables["products"].rows.values()
+            for h in ("all", names.NOUNS.get(p.kind, "")) if h)
+        self._collections = {r.kind: r for r in self.tables["collections"].rows.values()}
+        self.customer_totals: dict[int, tuple[int, int]] = {}
+        self.frozen_now: int | None = None
+        self.bucket = Bucket(settings.bucket_size, settings.restore_rate)
+        self.bulk: dict[int, Any] = {}  # id -> BulkOperation (bulk.py)
+        self.stats: Counter[str] = Counter()
+        self._totals()
+
+    def _totals(self) -> None:
+        counts: dict[int, tuple[int, int]] = {}
+        for row in self.tables["orders"].rows.values():
+            if row.customer:
+                n, _ = counts.get(row.customer, (0, 0))
+                counts[row.customer] = (n + 1, 0)
+        self.customer_totals = {cid: (n, n * 4200) for cid, (n, _) in counts.items()}
+
+    def now(self) -> int:
+        return self.frozen_now if self.frozen_now is not None else int(time.time())
+
+    def collection_ref(self, handle: str) -> dict[str, Any] | None:
+        row = self._collections.get(handle)
+        if row is None:
+            return None
+        return {"__typename": "Collection", "id": f"gid://shopify/Collection/{row.id}",
+                "legacyResourceId": str(row.id), "handle": row.kind, "title": row.name}
+
+    def record(self, resource: str, row: Row) -> dict[str, Any]:
+        built = records.BUILDERS[resource](self, row)
+        for key, value in self.tables[resource].patches.get(row.id, {}).items():
+            old = built.get(key)
+            built[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+        return built
+
+    # changes made through the /__fake__ API ---------------------------------------------
+
+    def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
+        row = self.tables[resource].row(record_id)
+        row.updated = self.now() if at is None else at
+        if resource == "variants" and row.parent in self.tables["products"].rows:
+            self.touch("products", row.parent, row.updated)  # a variant's save bumps its product
+        return row
+
+    def patch(self, resource: str, record_id: int, fields: dict[str, Any]) -> Row:
+        row = self.tables[resource].row(record_id)
+        fields = {k: v for k, v in fields.items() if k not in ("id", "legacyResourceId")}
+        updated = fields.pop("updatedAt", None)
+        for key, attr in (("displayFinancialStatus", "status"), ("status", "status"),
+                          ("state", "status"), ("title", "name")):
+            if key in fields and resource != "checkouts":
+                setattr(row, attr, str(fields[key]))
+        if resource == "checkouts" and "completedAt" in fields:
+            row.extra = "completed" if fields.pop("completedAt") else ""
+        if fields:
+            self.tables[resource].patches.setdefault(record_id, {}).update(fields)
+        if updated is not None:
+            row.updated = parse_time(str(updated), self.tz)
+        else:
+            self.touch(resource, record_id)
+        return row
+
+    def create(self, resource: str, fields: dict[str, Any]) -> Row:
+        table = self.tables[resource]
+        now = self.now()
+        new_id = max(table.rows, default=BASE[resource]) + 1
+        row = Row(new_id, now, now)
+        if resource == "orders":
+            row.status, row.name = "PENDING", f"#{1001 + len(table.rows) + 1000}"
+            row.customer = int(fields.pop("customer", 0) or 0)
+        elif resource == "products":
+            row.status, row.kind, row.name, row.amount, row.extra = (
+                "ACTIVE", "Mug", "New product", 1500, names.VENDORS[0])
+            vid = max(self.tables["variants"].rows, default=BASE["variants"]) + 1
+            self.tables["variants"].rows[vid] = Row(vid, now, now, "ACTIVE", parent=new_id,
+                                                    name="Default Title", amount=1500)
+            self.children[new_id].append(vid)
+        elif resource == "customers":
+            row.status, row.name = "ENABLED", "New Customer"
+        elif resource == "checkouts":
+            row.status = "open"
+            row.customer = int(fields.pop("customer", 0) or 0)
+        table.rows[new_id] = row
+        if fields:
+            table.patches[new_id] = dict(fields)
+        return row
+
+    def delete(self, resource: str, record_id: int) -> Row:
+        row = self.tables[resource].row(record_id)
+        del self.tables[resource].rows[record_id]
+        self.tables[resource].patches.pop(record_id, None)
+        if resource == "products":
+            for vid in self.children.pop(record_id, []):
+                self.tables["variants"].rows.pop(vid, None)
+        subject = SUBJECT_TYPES.get(resource)
+        if subject is not None:
+            events = self.tables["events"]
+            event_id = max(events.rows, default=BASE["events"]) + 1
+            typename = subject.title().replace("_", "")
+            events.rows[event_id] = Row(event_id, self.now(), self.now(), "destroy",
+                                        parent=record_id, name=f"{typename} was deleted.",
+                                        extra=subject)
+        return row
+
+
+def parse_time(text: str, tz: ZoneInfo) -> int:
+    """An ISO-8601 time (or date) as epoch seconds; without an offset it is shop-local time,
+    as Shopify's search reads it."""
+    from datetime import datetime
+
+    value = datetime.fromisoformat(text.strip().replace(" ", "T").replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=tz)
+    return int(value.timestamp())

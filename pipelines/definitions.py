@@ -2,8 +2,9 @@
 
 ``workspace.yaml`` loads ``defs``: the sync assets of every configured source (from
 ``$SHOPSYNC_CONFIG`` or ``./shops.yaml``; without either, the demo configuration that
-``shopsync dev`` serves), a job and a schedule per source, and a sensor that reports failed
-runs.
+``shopsync dev`` serves) with a reconciliation report per source, a sync job and schedule and
+a reconciliation job and schedule per source, and sensors that report failed runs,
+rejection spikes and parked items.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
+from assets.alerts import alerts_sensor, failed_runs_sensor
+from assets.reconciliation import reconciliation_asset
 from assets.secrets import secrets_for, secrets_key
 from assets.sync import stream_asset
 from pipelines.engine.config import Config, Source, config_path, load_config
@@ -33,17 +36,6 @@ def _schedule(source: Source, job: dg.UnresolvedAssetJobDefinition) -> dg.Schedu
     return _every
 
 
-@dg.run_failure_sensor(name="shopsync_failed_runs", minimum_interval_seconds=30)
-def report_failed_runs(context: dg.RunFailureSensorContext) -> None:
-    """Says which sync failed and why, in the sensor's log (and the daemon's)."""
-    context.log.error(
-        "shopsync run %s (%s) failed: %s",
-        context.dagster_run.run_id,
-        context.dagster_run.job_name,
-        context.failure_event.message,
-    )
-
-
 def build_definitions(config: Config) -> dg.Definitions:
     assets: list[dg.AssetsDefinition] = []
     resources: dict[str, dg.ConfigurableResource] = {}
@@ -52,16 +44,28 @@ def build_definitions(config: Config) -> dg.Definitions:
     for source in config.sources:
         plan = selected_resources(source, mapping_for(source.platform))
         produced = {resource for resources_ in plan.values() for resource in resources_}
+        synced = []
         for stream, stream_resources in plan.items():
-            assets.append(stream_asset(config, source, stream, stream_resources, produced))
+            asset = stream_asset(config, source, stream, stream_resources, produced)
+            assets.append(asset)
+            synced += list(asset.keys)
+        report = reconciliation_asset(config, source, synced)
+        assets.append(report)
         resources[secrets_key(source)] = secrets_for(config, source)
-        job = dg.define_asset_job(f"{source.name}_sync", selection=dg.AssetSelection.groups(source.name))
+        job = dg.define_asset_job(f"{source.name}_sync", selection=dg.AssetSelection.assets(*synced))
         jobs.append(job)
         if source.schedule:
             schedules.append(_schedule(source, job))
+        check = dg.define_asset_job(f"{source.name}_reconcile",
+                                    selection=dg.AssetSelection.assets(report))
+        jobs.append(check)
+        schedules.append(dg.ScheduleDefinition(
+            name=f"{source.name}_reconcile_schedule", job=check,
+            cron_schedule=config.reconciliation.schedule, execution_timezone="UTC",
+        ))
     return dg.Definitions(
         assets=assets, resources=resources, jobs=jobs, schedules=schedules,
-        sensors=[report_failed_runs],
+        sensors=[failed_runs_sensor(config), alerts_sensor(config)],
     )
 
 

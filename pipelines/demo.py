@@ -184,8 +184,10 @@ def run_demo(orders: int = 200, customers: int = 50, products: int = 30,
         defs = build_definitions(config)
         today = datetime.now(UTC).strftime("%Y-%m-%d")
         started = time.perf_counter()
+        synced = [a for a in defs.assets or []  # the report asset runs in confirm_visible
+                  if not any(k.path[-1] == "reconciliation" for k in a.keys)]
         result = dg.materialize(
-            list(defs.assets or []),
+            synced,
             resources=dict(defs.resources or {}),
             partition_key=today,
             instance=dg.DagsterInstance.ephemeral(),

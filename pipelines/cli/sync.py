@@ -161,7 +161,8 @@ def backfill(config_path: str | None, source: str, resources: tuple[str, ...], s
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @friendly_errors
 def status(config_path: str | None, as_json: bool) -> None:
-    """Cursors, item counts by state, and recent runs, per source."""
+    """Per source: cursors, items by state, why items were held back, reconciliation trend."""
+    from pipelines.engine.report import summarize
     from pipelines.engine.runner import SourceRunner
 
     config = _load(config_path)
@@ -169,29 +170,31 @@ def status(config_path: str | None, as_json: bool) -> None:
     for source in config.sources:
         runner = SourceRunner.for_source(config, source.name)
         state = runner.state
-        cursors = {}
-        for stream in runner.plan():
-            position = state.get_cursor(source.name, stream)
-            cursors[stream] = (f"{position.changed_at.isoformat()} #{position.record_id}"
-                               if position else None)
-        runs = [{"stream": r.resource, "kind": r.kind, "status": r.status,
-                 "started_at": str(r.started_at), "counts": r.counts}
-                for r in state.recent_runs(source.name, limit=5)]
-        out[source.name] = {"cursors": cursors, "items": state.counts(source.name), "runs": runs}
-        state.close()
+        try:
+            cursors = {}
+            for stream in runner.plan():
+                position = state.get_cursor(source.name, stream)
+                cursors[stream] = (f"{position.changed_at.isoformat()} #{position.record_id}"
+                                   if position else None)
+            summary = summarize(state, source.name)
+            runs = [{"stream": r.resource, "kind": r.kind, "status": r.status,
+                     "started_at": str(r.started_at), "counts": r.counts}
+                    for r in state.recent_runs(source.name, limit=5)]
+        finally:
+            state.close()
+        out[source.name] = {"cursors": cursors, "items": summary.items,
+                            "held_back": summary.reasons, "runs": runs,
+                            "markdown": summary.markdown()}
     if as_json:
-        click.echo(json.dumps(out, indent=2, default=str))
+        click.echo(json.dumps({k: {f: v for f, v in info.items() if f != "markdown"}
+                               for k, info in out.items()}, indent=2, default=str))
         return
     for name, info in out.items():
-        click.echo(f"{name}")
+        click.echo(info["markdown"])
+        click.echo("")
         for stream, cursor in info["cursors"].items():
-            click.echo(f"  cursor {stream:<12} {cursor or '(not synced yet)'}")
-        for resource, counts in info["items"].items():
-            click.echo(f"  items  {resource:<12} "
-                       + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
-        for run in info["runs"]:
-            click.echo(f"  run    {run['stream'] or '-':<12} {run['kind']:<8} {run['status']:<9}"
-                       f" {run['started_at']}")
+            click.echo(f"cursor {stream:<12} {cursor or '(not synced yet)'}")
+        click.echo("")
 
 
 @click.command("check-config")

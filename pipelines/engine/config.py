@@ -159,9 +159,34 @@ class Source(_Model):
         return value
 
 
+class Reconciliation(_Model):
+    """When accepted items are read back, and how patient to be with them."""
+
+    schedule: str = "*/5 * * * *"
+    deadline_seconds: float = Field(default=600, ge=0)
+    max_resends: int = Field(default=3, ge=0, le=20)
+
+
+class Alerts(_Model):
+    """Where a person hears about trouble: always the logs, and a webhook when given."""
+
+    webhook_url: str | None = None
+    #: share of a run's pushed items rejected above which a rejection spike is reported
+    max_rejection_rate: float = Field(default=0.05, ge=0, le=1)
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _https(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("https://", "http://127.", "http://localhost")):
+            raise ValueError("must be an https URL (plain http only on loopback)")
+        return value
+
+
 class Config(_Model):
     destination: Destination = Destination()
     state_url: str | None = None
+    reconciliation: Reconciliation = Reconciliation()
+    alerts: Alerts = Alerts()
     sources: list[Source] = Field(min_length=1)
 
     @model_validator(mode="after")

@@ -63,6 +63,20 @@ class ReconcileReport:
     source: str
     resources: dict[str, ResourceCheck] = field(default_factory=dict)
 
+    def totals(self) -> dict[str, int | float]:
+        """Counts over every resource, and the lag over every confirmed item."""
+        total = ResourceCheck()
+        for check in self.resources.values():
+            for name in ("checked", "visible", "waiting", "resent", "parked", "deleted"):
+                setattr(total, name, getattr(total, name) + getattr(check, name))
+            total.lags += check.lags
+        lag = total.lag()
+        return {
+            "checked": total.checked, "visible": total.visible, "waiting": total.waiting,
+            "resent": total.resent, "parked": total.parked, "deleted": total.deleted,
+            **{f"lag_{k}": v for k, v in lag.items() if v is not None},
+        }
+
     def as_dict(self) -> dict[str, Any]:
         return {
             resource: {

@@ -147,9 +147,17 @@ class SourceRunner:
                 id_data_source=id_data_source, deadline=timedelta(seconds=deadline_seconds),
                 max_resends=max_resends, concurrency=self.source.tuning.concurrency,
             )
-            report = await reconciler.run(resources)
-            for resource, n in (await self._incremental_deletions(client)).items():
-                report.resources[resource].deleted += n
+            run_id = self.state.start_run(self.source.name, None, "reconcile")
+            try:
+                report = await reconciler.run(resources)
+                for resource, n in (await self._incremental_deletions(client)).items():
+                    report.resources[resource].deleted += n
+            except BaseException as exc:
+                self.state.finish_run(run_id, "failed", {}, error=str(exc))
+                raise
+            pending = sum(c.get(ItemStatus.ACCEPTED.value, 0)
+                          for c in self.state.counts(self.source.name).values())
+            self.state.finish_run(run_id, "succeeded", {**report.totals(), "pending": pending})
             return report
 
     async def _incremental_deletions(self, client: MarketingClient) -> Counter[str]:

@@ -36,7 +36,7 @@ def test_the_definitions_load_with_one_asset_per_source_and_resource():
 
     assert keys == {f"woo/{r}" for r in (
         "statuses", "categories", "customers", "addresses", "products", "variations", "images",
-        "vouchers", "carriers", "orders")}
+        "vouchers", "carriers", "orders", "reconciliation")}
     parents = {p.to_user_string() for p in graph.get(dg.AssetKey(["woo", "orders"])).parent_keys}
     assert parents == {"woo/statuses", "woo/customers", "woo/products", "woo/vouchers"}
     products = graph.get(dg.AssetKey(["woo", "products"]))
@@ -50,7 +50,10 @@ def test_each_source_has_a_job_a_schedule_and_failed_runs_are_reported():
     schedule = defs.resolve_schedule_def("woo_schedule")
     assert schedule.cron_schedule == "*/10 * * * *"
     assert defs.resolve_job_def("woo_sync") is not None
+    assert defs.resolve_job_def("woo_reconcile") is not None
+    assert defs.resolve_schedule_def("woo_reconcile_schedule").cron_schedule == "*/5 * * * *"
     assert defs.resolve_sensor_def("shopsync_failed_runs") is not None
+    assert defs.resolve_sensor_def("shopsync_alerts") is not None
 
 
 def test_secrets_are_environment_variables_never_values(monkeypatch):
@@ -87,9 +90,11 @@ def live(sandbox, fresh_key, tmp_path, monkeypatch):
     shop.stop()
 
 
-def _materialize(config, **kwargs):
+def _materialize(config, reconciliation=False, **kwargs):
     defs = build_definitions(config)
-    return dg.materialize(list(defs.assets), resources=dict(defs.resources),
+    chosen = [a for a in defs.assets
+              if any(k.path[-1] == "reconciliation" for k in a.keys) == reconciliation]
+    return dg.materialize(chosen, resources=dict(defs.resources),
                           instance=dg.DagsterInstance.ephemeral(), **kwargs)
 
 
@@ -126,4 +131,40 @@ def test_a_partition_range_in_the_past_is_a_backfill_that_keeps_the_cursor(live)
     assert state.get_cursor("woo", "orders") == cursor
     runs = [r for r in state.recent_runs("woo", limit=50) if r.kind == "backfill"]
     assert runs, "the range ran as a backfill"
+    state.close()
+
+
+def test_the_reconciliation_report_confirms_visibility_and_renders_markdown(live):
+    import time
+
+    _materialize(live, partition_key=datetime.now(UTC).strftime("%Y-%m-%d"))
+    time.sleep(0.1)
+    result = _materialize(live, reconciliation=True)
+
+    assert result.success
+    (event,) = result.get_asset_materialization_events()
+    metadata = event.materialization.metadata
+    assert metadata["visible"].value > 0
+    report = metadata["report"].value
+    assert "| orders |" in report and "Reconciliation" in report
+    assert "Held back" in report  # the shop's bad email and negative price
+    checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+    assert checks == {"nothing_parked": True, "visible_in_time": True}
+
+
+def test_the_alerts_sensor_reports_newly_parked_items(live, tmp_path):
+    from pipelines.engine.state import ItemStatus
+
+    state = StateStore(live.state_url)
+    state.record("woo", "orders", [])
+    from pipelines.engine.state import Outcome
+
+    state.record("woo", "orders", [Outcome("o1", "h", ItemStatus.ACCEPTED, payload={"a": 1})])
+    state.mark("woo", "orders", ["o1"], ItemStatus.PARKED)
+    sensor = build_definitions(live).resolve_sensor_def("shopsync_alerts")
+    context = dg.build_sensor_context()
+
+    first = sensor(context)
+    assert "1 alert" in first.skip_message
+    assert "nothing to report" in sensor(dg.build_sensor_context(cursor=context.cursor)).skip_message
     state.close()

@@ -50,9 +50,9 @@ class QualityReport:
     seconds: float
 
     def reasons(self, key: str) -> list[str]:
-        """Quarantine reasons for ``key``: ``quality: <rule name> (<what it expects>)``."""
+        """Quarantine reasons for ``key``: ``quality: <rule name> — <what it expects>``."""
         described = {r["name"]: r["description"] for r in self.results}
-        return [f"quality: {name} ({described.get(name, '')})" for name in self.failures[key]]
+        return [f"quality: {name} — {described[name]}" for name in self.failures.get(key, ())]
 
 
 @dataclass
@@ -187,6 +187,17 @@ def line_frame(items: Sequence[tuple[str, Mapping[str, Any]]]) -> pd.DataFrame:
     return pd.DataFrame({"_key": keys, "product_id": products})
 
 
+def _keys(index_list: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Distinct item keys of an ``unexpected_index_list``: with ``exclude_unexpected_values``
+    it is one ``{"_key": [k1, k2, ...]}``, otherwise one ``{"_key": k, <column>: v}`` a row."""
+    keys: dict[str, None] = {}
+    for row in index_list:
+        value = row.get("_key")
+        for key in value if isinstance(value, list) else [value]:
+            keys[str(key)] = None
+    return list(keys)
+
+
 def _validate(compiled: _Compiled, frame: str, df: pd.DataFrame,
               parameters: dict[str, Any] | None) -> list[tuple[Rule, int, list[str], str | None]]:
     """(rule, items failing, their keys, error) for each rule of ``frame`` on ``df``."""
@@ -205,9 +216,7 @@ def _validate(compiled: _Compiled, frame: str, df: pd.DataFrame,
         if error.get("raised_exception"):
             found.append((rule, 0, [], str(error.get("exception_message"))))
             continue
-        keys = list(dict.fromkeys(
-            str(row["_key"]) for row in detail.result.get("unexpected_index_list") or ()
-        ))
+        keys = _keys(detail.result.get("unexpected_index_list") or ())
         found.append((rule, len(keys), keys, None))
     return found
 

@@ -79,7 +79,19 @@ class Store:
         self.bucket = Bucket(settings.bucket_size, settings.restore_rate)
         self.bulk: dict[int, Any] = {}  # id -> BulkOperation (bulk.py)
         self.stats: Counter[str] = Counter()
+        self.bulk_faults: list[str] = []  # failures the next bulk operations meet (bulk.py)
+        self.version = 0  # bumped by every change, so sorted views can be cached
+        self._sorted: dict[tuple[str, str], tuple[int, list[Row]]] = {}
         self._totals()
+
+    def sorted_rows(self, resource: str, sort_key: str, value: Any) -> list[Row]:
+        """The rows of ``resource`` ordered by ``(value(row), id)``, cached until a change."""
+        cached = self._sorted.get((resource, sort_key))
+        if cached is None or cached[0] != self.version:
+            rows = sorted(self.tables[resource].rows.values(), key=lambda r: (value(r), r.id))
+            cached = (self.version, rows)
+            self._sorted[(resource, sort_key)] = cached
+        return cached[1]
 
     def _totals(self) -> None:
         counts: dict[int, tuple[int, int]] = {}
@@ -111,6 +123,7 @@ class Store:
     def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
         row = self.tables[resource].row(record_id)
         row.updated = self.now() if at is None else at
+        self.version += 1
         if resource == "variants" and row.parent in self.tables["products"].rows:
             self.touch("products", row.parent, row.updated)  # a variant's save bumps its product
         return row
@@ -127,6 +140,7 @@ class Store:
             row.extra = "completed" if fields.pop("completedAt") else ""
         if fields:
             self.tables[resource].patches.setdefault(record_id, {}).update(fields)
+        self.version += 1
         if updated is not None:
             row.updated = parse_time(str(updated), self.tz)
         else:
@@ -154,12 +168,14 @@ class Store:
             row.status = "open"
             row.customer = int(fields.pop("customer", 0) or 0)
         table.rows[new_id] = row
+        self.version += 1
         if fields:
             table.patches[new_id] = dict(fields)
         return row
 
     def delete(self, resource: str, record_id: int) -> Row:
         row = self.tables[resource].row(record_id)
+        self.version += 1
         del self.tables[resource].rows[record_id]
         self.tables[resource].patches.pop(record_id, None)
         if resource == "products":

@@ -1,0 +1,79 @@
+"""Alerts: failed runs, rejection spikes, and items that never became visible — in the
+logs always, and posted to the configured webhook when there is one."""
+
+import json
+from typing import Any
+
+import dagster as dg
+import httpx
+
+from pipelines.engine.config import Config
+from pipelines.engine.state import ItemStatus, StateStore
+
+
+def deliver(messages: list[str], webhook_url: str | None, log: Any) -> None:
+    for message in messages:
+        log.warning(message)
+    if webhook_url and messages:
+        try:
+            httpx.post(webhook_url, json={"text": "\n".join(messages), "source": "shopsync"},
+                       timeout=10, follow_redirects=False).raise_for_status()
+        except httpx.HTTPError as exc:  # an alert that cannot be sent must not stop the sensor
+            log.error(f"could not post the alert to the webhook: {type(exc).__name__}")
+
+
+def rejection_spikes(state: StateStore, source: str, after_run: int, threshold: float) -> tuple[list[str], int]:
+    """Sync runs since ``after_run`` whose rejected share of pushed items is over
+    ``threshold``; and the newest run id seen."""
+    messages, newest = [], after_run
+    for run in state.recent_runs(source, limit=100):
+        if run.id <= after_run:
+            continue
+        newest = max(newest, run.id)
+        pushed, rejected = run.counts.get("pushed", 0), run.counts.get("rejected", 0)
+        if run.kind == "sync" and pushed and rejected / pushed > threshold:
+            messages.append(f"{source}/{run.resource}: {rejected} of {pushed} items rejected"
+                            f" ({rejected / pushed:.0%}) in run {run.id}")
+    return messages, newest
+
+
+def alerts_sensor(config: Config) -> dg.SensorDefinition:
+    @dg.sensor(name="shopsync_alerts", minimum_interval_seconds=60,
+               default_status=dg.DefaultSensorStatus.RUNNING)
+    def _alerts(context: dg.SensorEvaluationContext) -> dg.SkipReason:
+        """Rejection spikes and newly parked items since the last look."""
+        seen: dict[str, int] = json.loads(context.cursor or "{}")
+        messages: list[str] = []
+        state = StateStore(config.state_url or StateStore.default_url())
+        try:
+            for source in config.sources:
+                spikes, newest = rejection_spikes(state, source.name, seen.get(f"{source.name}:run", 0),
+                                                  config.alerts.max_rejection_rate)
+                messages += spikes
+                seen[f"{source.name}:run"] = newest
+                parked = sum(c.get(ItemStatus.PARKED.value, 0)
+                             for c in state.counts(source.name).values())
+                before = seen.get(f"{source.name}:parked", 0)
+                if parked > before:
+                    messages.append(f"{source.name}: {parked - before} more items parked (not"
+                                    " visible after their re-sends, or rejected too often);"
+                                    " see `shopsync rejections list`")
+                seen[f"{source.name}:parked"] = parked
+        finally:
+            state.close()
+        deliver(messages, config.alerts.webhook_url, context.log)
+        context.update_cursor(json.dumps(seen))
+        return dg.SkipReason(f"{len(messages)} alert(s)" if messages else "nothing to report")
+
+    return _alerts
+
+
+def failed_runs_sensor(config: Config) -> dg.SensorDefinition:
+    @dg.run_failure_sensor(name="shopsync_failed_runs", minimum_interval_seconds=30)
+    def _failed(context: dg.RunFailureSensorContext) -> None:
+        """Says which run failed and why."""
+        deliver([f"shopsync run {context.dagster_run.run_id} ({context.dagster_run.job_name})"
+                 f" failed: {context.failure_event.message}"],
+                config.alerts.webhook_url, context.log)
+
+    return _failed

@@ -1,0 +1,76 @@
+"""The reconciliation report of a source: a Dagster asset that reads accepted items back,
+repairs what did not arrive, and renders the source's state as Markdown."""
+
+import asyncio
+from typing import Any
+
+import dagster as dg
+from dagster import AssetExecutionContext
+
+from assets.secrets import SourceSecrets, secrets_key
+from pipelines.engine.config import Config, Source
+from pipelines.engine.report import summarize
+from pipelines.engine.runner import SourceRunner
+from pipelines.engine.state import StateStore
+
+
+def reconciliation_key(source: Source) -> dg.AssetKey:
+    return dg.AssetKey([source.name, "reconciliation"])
+
+
+def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKey]) -> dg.AssetsDefinition:
+    key = reconciliation_key(source)
+
+    @dg.asset(
+        key=key,
+        group_name=source.name,
+        deps=synced,
+        kinds={"api"},
+        required_resource_keys={secrets_key(source)},
+        check_specs=[dg.AssetCheckSpec("nothing_parked", asset=key),
+                     dg.AssetCheckSpec("visible_in_time", asset=key)],
+        description=f"Reads back what {source.name} sent, confirms it is visible, re-sends what"
+                    " is missing past its deadline, and summarises every item's state.",
+    )
+    def _reconcile(context: AssetExecutionContext):  # type: ignore[no-untyped-def]
+        secrets: SourceSecrets = getattr(context.resources, secrets_key(source))
+        state = StateStore(config.state_url or StateStore.default_url())
+        try:
+            runner = SourceRunner(config, source, state, secrets.env(config, source))
+            report = asyncio.run(runner.reconcile(
+                deadline_seconds=config.reconciliation.deadline_seconds,
+                max_resends=config.reconciliation.max_resends,
+            ))
+            summary = summarize(state, source.name)
+        finally:
+            state.close()
+        totals = report.totals()
+        parked = sum(c.get("parked", 0) for c in summary.items.values())
+        metadata: dict[str, Any] = {
+            "report": dg.MetadataValue.md(summary.markdown()),
+            "per resource": dg.MetadataValue.json(report.as_dict()),
+            **{name: dg.MetadataValue.int(int(totals.get(name, 0)))
+               for name in ("checked", "visible", "waiting", "resent", "parked", "deleted")},
+        }
+        for name in ("lag_p50", "lag_p95", "lag_max"):
+            if name in totals:
+                metadata[f"{name} (s)"] = dg.MetadataValue.float(float(totals[name]))
+        yield dg.MaterializeResult(
+            metadata=metadata,
+            check_results=[
+                dg.AssetCheckResult(
+                    check_name="nothing_parked", passed=parked == 0,
+                    severity=dg.AssetCheckSeverity.WARN, metadata={"parked": parked},
+                    description="items given up on after their re-sends or rejections:"
+                                " see `shopsync rejections`",
+                ),
+                dg.AssetCheckResult(
+                    check_name="visible_in_time", passed=int(totals.get("resent", 0)) == 0,
+                    severity=dg.AssetCheckSeverity.WARN,
+                    metadata={"re-sent": int(totals.get("resent", 0))},
+                    description="accepted items that were still not visible at their deadline",
+                ),
+            ],
+        )
+
+    return _reconcile

@@ -1,0 +1,76 @@
+"""What a person reads about a source: items by state, the reasons items were held back,
+and reconciliation over recent runs — as data, and as Markdown for the Dagster UI and the
+terminal."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipelines.engine.state import ItemStatus, StateStore
+
+STATES = ("accepted", "visible", "rejected", "quarantined", "failed", "parked", "deleted")
+HELD_BACK = (ItemStatus.REJECTED, ItemStatus.PARKED, ItemStatus.QUARANTINED)
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[float]) -> str:
+    """A small chart in one line of text."""
+    if not values:
+        return ""
+    top = max(values) or 1
+    return "".join(_BARS[min(len(_BARS) - 1, int(v / top * (len(_BARS) - 1)))] for v in values)
+
+
+def top_reasons(state: StateStore, source: str, resource: str, limit: int = 5,
+                scan: int = 5000) -> list[tuple[str, int]]:
+    """The most frequent reasons items of ``resource`` were held back (first ``scan`` items)."""
+    reasons: Counter[str] = Counter()
+    for entry in state.entries(source, resource, set(HELD_BACK), limit=scan):
+        reasons.update(entry.errors or ["(no reason given)"])
+    return reasons.most_common(limit)
+
+
+@dataclass
+class SourceSummary:
+    source: str
+    items: dict[str, dict[str, int]]
+    reasons: dict[str, list[tuple[str, int]]]
+    reconciliations: list[dict[str, Any]] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        lines = [f"### {self.source}", "",
+                 "| resource | " + " | ".join(STATES) + " |",
+                 "|---|" + "---:|" * len(STATES)]
+        for resource, counts in sorted(self.items.items()):
+            lines.append(f"| {resource} | "
+                         + " | ".join(str(counts.get(s, 0)) for s in STATES) + " |")
+        if any(self.reasons.values()):
+            lines += ["", "**Held back** (top reasons)", "", "| resource | reason | items |",
+                      "|---|---|---:|"]
+            for resource, reasons in sorted(self.reasons.items()):
+                for reason, n in reasons:
+                    lines.append(f"| {resource} | {reason.replace('|', '/')} | {n} |")
+        runs = list(reversed(self.reconciliations))  # oldest first
+        if runs:
+            pending = [float(r.get("pending", 0)) for r in runs]
+            lag = [float(r.get("lag_p95", 0) or 0) for r in runs]
+            last = runs[-1]
+            lines += ["", f"**Reconciliation**, last {len(runs)} runs (oldest → newest)", "",
+                      f"- pending (accepted, not yet seen): `{sparkline(pending)}` now"
+                      f" {int(pending[-1])}",
+                      f"- visibility lag p95 (s): `{sparkline(lag)}` now {lag[-1]:.1f}",
+                      f"- last run: {last.get('visible', 0)} confirmed, {last.get('resent', 0)}"
+                      f" re-sent, {last.get('parked', 0)} parked, {last.get('deleted', 0)}"
+                      " deleted"]
+        return "\n".join(lines)
+
+
+def summarize(state: StateStore, source: str, history: int = 20) -> SourceSummary:
+    items = state.counts(source)
+    reasons = {r: top_reasons(state, source, r) for r in items}
+    runs = [r.counts | {"started_at": r.started_at.isoformat()}
+            for r in state.recent_runs(source, limit=200)
+            if r.kind == "reconcile" and r.status == "succeeded"][:history]
+    return SourceSummary(source, items, {r: v for r, v in reasons.items() if v}, runs)

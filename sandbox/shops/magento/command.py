@@ -1,0 +1,57 @@
+"""``shopsync fake-shop magento``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command("magento")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8788, show_default=True, type=int,
+              help="Port to listen on (0: a free port, printed in the banner).")
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="Seed of the generated data (and of the injected faults).")
+@click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0),
+              help="Customers to generate.")
+@click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
+              help="Orders to generate.")
+@click.option("--products", default=30, show_default=True, type=click.IntRange(min=0),
+              help="Products to generate (configurable ones get child products on top).")
+@click.option("--carts", default=None, type=click.IntRange(min=0),
+              help="Active carts (quotes) to generate  [default: a quarter of the orders].")
+@click.option("--store-code", default="default", show_default=True,
+              help="The store view code served at /rest/<code>/V1.")
+@click.option("--timezone", default="Europe/Berlin", show_default=True,
+              help="The store's timezone (the admin shows it; the REST API answers UTC).")
+@click.option("--past-end", type=click.Choice(["last", "empty"]), default="last",
+              show_default=True, help="A page past the end: the last page again (Magento"
+              " 2.0-2.3) or no items (2.4).")
+@click.option("--max-page-size", default=None, type=click.IntRange(min=1), metavar="N",
+              help="Turn the Web API input limits on: refuse pageSize > N, 20 when absent.")
+@click.option("--no-integration-bearer", "integration_bearer", flag_value=False, default=True,
+              help="Refuse the integration token as a bearer token (Magento 2.4.4+ default).")
+@click.option("--rate-limit", default=None, type=click.FloatRange(min=0, min_open=True),
+              metavar="N", help="Requests per second before answering 429 with Retry-After"
+              " (the CDN/WAF in front of the shop; default: no limit).")
+@click.option("--fault-rate", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+              help="Share of API requests answered 429, or an HTML 502/503/504/403 page.")
+@click.option("--retry-after", default=1, show_default=True, type=click.IntRange(min=0),
+              metavar="SECONDS", help="Retry-After of injected 429 and 503 answers.")
+def command(**options: object) -> None:
+    """Serve a fake Magento 2 shop: REST API at /rest/<store>/V1 (bearer token
+    shopsync-fake-magento-token) plus /__fake__ to change records between reads."""
+    from pydantic import ValidationError
+
+    from sandbox.shops.magento.serve import serve
+    from sandbox.shops.magento.settings import FakeMagentoSettings
+
+    try:
+        settings = FakeMagentoSettings.model_validate(options)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            where = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
+            click.echo(f"error: {where}: {str(err['msg']).removeprefix('Value error, ')}", err=True)
+        sys.exit(2)
+    serve(settings)

@@ -1,0 +1,326 @@
+"""``searchCriteria`` as Magento's repositories read it: filter groups (filters inside a group
+are ORed, groups are ANDed), every condition type, sort orders, page size and current page,
+and the ``fields`` parameter that trims the answer.
+
+Choices (see README.md): string comparisons ignore case, as MySQL's default collation does;
+``from``/``to`` are ``>=``/``<=`` each on their own (a range needs two groups); a page past the
+end answers the last page again (Magento 2.0–2.3) or no items (2.4), per the settings; with
+the input limits on, a pageSize over the maximum is refused and a missing one means 20.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sandbox.shops.magento.data import Row
+from sandbox.shops.magento.errors import MagentoError, required, unknown_column
+from sandbox.shops.magento.records import increment_id, utc_text
+
+Getter = Callable[[Row], Any]
+Predicate = Callable[[Row], bool]
+CONDITIONS = frozenset({"eq", "finset", "from", "gt", "gteq", "in", "like", "lt", "lteq",
+                        "moreq", "neq", "nfinset", "nin", "nlike", "notnull", "null", "to"})
+
+_ID: tuple[str, Getter] = ("int", lambda r: r.id)
+_CREATED: tuple[str, Getter] = ("date", lambda r: r.created)
+_UPDATED: tuple[str, Getter] = ("date", lambda r: r.updated)
+#: the columns each collection can filter and sort on: (type, getter on the row)
+COLUMNS: dict[str, dict[str, tuple[str, Getter]]] = {
+    "orders": {"entity_id": _ID, "created_at": _CREATED, "updated_at": _UPDATED,
+               "increment_id": ("str", lambda r: increment_id(r.id)),
+               "status": ("str", lambda r: r.status), "state": ("str", lambda r: r.state),
+               "customer_id": ("int", lambda r: r.customer or None),
+               "customer_is_guest": ("int", lambda r: 0 if r.customer else 1),
+               "store_id": ("int", lambda r: 1)},
+    "customers": {"entity_id": _ID, "id": _ID, "created_at": _CREATED, "updated_at": _UPDATED,
+                  "email": ("str", lambda r: r.sku), "website_id": ("int", lambda r: 1),
+                  "store_id": ("int", lambda r: 1)},
+    "products": {"entity_id": _ID, "id": _ID, "created_at": _CREATED, "updated_at": _UPDATED,
+                 "sku": ("str", lambda r: r.sku), "name": ("str", lambda r: r.name),
+                 "type_id": ("str", lambda r: r.kind),
+                 "status": ("int", lambda r: 1 if r.active else 2),
+                 "visibility": ("int", lambda r: 1 if r.parent else 4)},
+    "carts": {"entity_id": _ID, "id": _ID, "created_at": _CREATED, "updated_at": _UPDATED,
+              "is_active": ("int", lambda r: int(r.active)),
+              "customer_id": ("int", lambda r: r.customer or None),
+              "items_count": ("int", lambda r: r.count),
+              "reserved_order_id": ("str", lambda r: increment_id(r.order) if r.order else None),
+              "store_id": ("int", lambda r: 1)},
+    "categories": {"entity_id": _ID, "id": _ID, "created_at": _CREATED, "updated_at": _UPDATED,
+                   "parent_id": ("int", lambda r: r.parent), "name": ("str", lambda r: r.name),
+                   "is_active": ("int", lambda r: int(r.active))},
+}
+
+
+@dataclass(frozen=True)
+class Filter:
+    field: str
+    value: str
+    condition: str
+
+
+@dataclass
+class Criteria:
+    groups: list[list[Filter]]
+    sort: list[tuple[str, str]]
+    page_size: int | None
+    current_page: int | None
+
+    def echo(self) -> dict[str, Any]:
+        """The ``search_criteria`` Magento sends back (page_size only when it was given,
+        as 2.4.4+ does)."""
+        out: dict[str, Any] = {"filter_groups": [
+            {"filters": [{"field": f.field, "value": f.value, "condition_type": f.condition}
+                         for f in group]} for group in self.groups]}
+        if self.sort:
+            out["sort_orders"] = [{"field": f, "direction": d} for f, d in self.sort]
+        if self.page_size is not None:
+            out["page_size"] = self.page_size
+        if self.current_page is not None:
+            out["current_page"] = self.current_page
+        return out
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+def _listed(value: Any) -> list[Any]:
+    """qs decodes ``a[0]``… as a list, and sparse or large indices as a dict."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return [value[k] for k in sorted(value, key=lambda k: int(k) if str(k).isdigit() else 0)]
+    return []
+
+
+def _int(value: Any, name: str) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(str(value))
+    except ValueError:
+        raise MagentoError(400, 'The "%value" value\'s type is invalid. The "%type" type was'
+                                ' expected. Verify and try again.',
+                           {"value": value, "type": "int"}) from None
+
+
+def parse(query: dict[str, Any], *, required_criteria: bool) -> Criteria:
+    """The searchCriteria of a decoded query string (camelCase and snake_case keys alike)."""
+    raw = query.get("searchCriteria", query.get("search_criteria"))
+    if raw is None or raw == "":
+        if required_criteria:
+            raise required("searchCriteria")
+        raw = {}
+    if not isinstance(raw, dict):
+        raw = {}
+    crit = {_snake(str(k)): v for k, v in raw.items()}
+    groups = []
+    for group in _listed(crit.get("filter_groups")):
+        filters = []
+        for item in _listed(group.get("filters") if isinstance(group, dict) else None):
+            if not isinstance(item, dict):
+                continue
+            item = {_snake(str(k)): v for k, v in item.items()}
+            condition = str(item.get("condition_type") or "eq").lower()
+            if condition not in CONDITIONS:
+                raise MagentoError(400, "Invalid condition type: %1", [condition])
+            filters.append(Filter(str(item.get("field", "")), str(item.get("value", "")), condition))
+        if filters:
+            groups.append(filters)
+    sort = []
+    for item in _listed(crit.get("sort_orders")):
+        if isinstance(item, dict) and item.get("field"):
+            direction = str(item.get("direction") or "ASC").upper()
+            sort.append((str(item["field"]), "DESC" if direction == "DESC" else "ASC"))
+    return Criteria(groups, sort, _int(crit.get("page_size"), "pageSize"),
+                    _int(crit.get("current_page"), "currentPage"))
+
+
+def _epoch(text: str) -> int:
+    try:
+        moment = datetime.fromisoformat(text.strip().replace(" ", "T"))
+    except ValueError:
+        raise MagentoError(400, 'Invalid date "%1"', [text]) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp())
+
+
+def _typed(kind: str, text: str) -> Any:
+    if kind == "date":
+        return _epoch(text)
+    if kind == "int":
+        try:
+            return int(float(text)) if text.strip() not in ("true", "false") else int(text == "true")
+        except ValueError:
+            return None
+    return text.casefold()
+
+
+def _like(pattern: str) -> re.Pattern[str]:
+    parts = [".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern]
+    return re.compile("^" + "".join(parts) + "$", re.IGNORECASE | re.DOTALL)
+
+
+def _condition(kind: str, getter: Getter, f: Filter) -> Predicate:
+    """One filter as a predicate on rows (MySQL semantics: NULL never compares true)."""
+    c = f.condition
+    if c in ("null", "notnull"):
+        return (lambda r: getter(r) is None) if c == "null" else (lambda r: getter(r) is not None)
+    if c in ("in", "nin"):
+        wanted = {_typed(kind, v) for v in f.value.split(",")}
+        return ((lambda r: _norm(kind, getter(r)) in wanted) if c == "in"
+                else (lambda r: getter(r) is not None and _norm(kind, getter(r)) not in wanted))
+    if c in ("like", "nlike"):
+        regex = _like(f.value)
+        return ((lambda r: getter(r) is not None and bool(regex.match(str(getter(r)))))
+                if c == "like" else
+                (lambda r: getter(r) is not None and not regex.match(str(getter(r)))))
+    if c in ("finset", "nfinset"):
+        def in_set(r: Row) -> bool:
+            value = getter(r)
+            return value is not None and f.value in str(value).split(",")
+        return in_set if c == "finset" else (lambda r: getter(r) is not None and not in_set(r))
+    value = _typed(kind, f.value)
+    compare: Callable[[Any, Any], bool] = {
+        "eq": lambda a, b: a == b, "neq": lambda a, b: a != b, "gt": lambda a, b: a > b,
+        "gteq": lambda a, b: a >= b, "moreq": lambda a, b: a >= b, "from": lambda a, b: a >= b,
+        "lt": lambda a, b: a < b, "lteq": lambda a, b: a <= b, "to": lambda a, b: a <= b,
+    }[c]
+
+    def check(r: Row) -> bool:
+        got = getter(r)
+        return got is not None and value is not None and compare(_norm(kind, got), value)
+    return check
+
+
+def _norm(kind: str, value: Any) -> Any:
+    return value.casefold() if kind == "str" and isinstance(value, str) else value
+
+
+def column(resource: str, field: str, clause: str = "where clause") -> tuple[str, Getter]:
+    try:
+        return COLUMNS[resource][field]
+    except KeyError:
+        raise unknown_column(field, clause) from None
+
+
+def predicate(resource: str, groups: list[list[Filter]]) -> Predicate | None:
+    compiled: list[Predicate] = []
+    for group in groups:
+        parts = [_condition(*column(resource, f.field), f) for f in group]
+        compiled.append(parts[0] if len(parts) == 1 else (lambda r, ps=parts: any(p(r) for p in ps)))
+    if not compiled:
+        return None
+    if len(compiled) == 1:
+        return compiled[0]
+    return lambda r: all(p(r) for p in compiled)
+
+
+def _lower_bound(resource: str, groups: list[list[Filter]], field: str) -> int | None:
+    """The smallest ``field`` value a row can have to match: from groups holding a single
+    ``>``/``>=`` filter on it (so that the scan can start there)."""
+    best = None
+    for group in groups:
+        if len(group) == 1 and group[0].field == field and group[0].condition in (
+                "gt", "gteq", "moreq", "from", "eq"):
+            kind, _ = column(resource, field)
+            value = _typed(kind, group[0].value)
+            if isinstance(value, int):
+                best = value if best is None else max(best, value)
+    return best
+
+
+def select(table: Any, resource: str, crit: Criteria, *, past_end: str,
+           max_page_size: int | None) -> tuple[list[Row], int, int]:
+    """The rows of the requested page, the total count, and the page actually served."""
+    size = crit.page_size
+    if max_page_size is not None:
+        if size is not None and size > max_page_size:
+            raise MagentoError(400, "Maximum SearchCriteria pageSize is %max",
+                               {"max": max_page_size})
+        size = size or 20
+    check = predicate(resource, crit.groups)
+    sort = [(("id" if f == "entity_id" else f), d) for f, d in crit.sort]
+    if sort in ([], [("id", "ASC")]):
+        rows, keys = table.ordered("id"), table.keys("id")
+        low = _lower_bound(resource, crit.groups, "entity_id" if resource == "orders" else "id")
+        if low is None and resource != "orders":
+            low = _lower_bound(resource, crit.groups, "entity_id")
+        rows = rows[bisect_left(keys, low):] if low is not None else rows
+    elif sort in ([("updated_at", "ASC")], [("updated_at", "ASC"), ("id", "ASC")]):
+        rows, keys = table.ordered("updated"), table.keys("updated")
+        low = _lower_bound(resource, crit.groups, "updated_at")
+        rows = rows[bisect_left(keys, low):] if low is not None else rows
+    else:
+        rows = list(table.ordered("id"))
+        for field, direction in reversed(sort):
+            kind, getter = column(resource, "entity_id" if field == "id" and resource == "orders"
+                                  else field, "order clause")
+            rows.sort(key=lambda r, g=getter: (g(r) is not None, _norm(kind, g(r)) if g(r) is not None else 0),
+                      reverse=direction == "DESC")
+    matched = [r for r in rows if check(r)] if check else list(rows)
+    total = len(matched)
+    if size is None:
+        return matched, total, 1
+    page = max(1, crit.current_page or 1)
+    last = max(1, math.ceil(total / size))
+    if page > last and past_end == "last":
+        page = last  # the collection clamps curPage: the last page again (2.0–2.3)
+    return matched[(page - 1) * size: page * size], total, page
+
+
+def parse_fields(text: str) -> dict[str, Any]:
+    """``items[id,sku,extension_attributes[stock_item[qty]]],total_count`` as a tree."""
+    tree: dict[str, Any] = {}
+    stack = [tree]
+    name = ""
+    for char in text:
+        if char == "[":
+            child: dict[str, Any] = {}
+            stack[-1][name.strip()] = child
+            stack.append(child)
+            name = ""
+        elif char in ",]":
+            if name.strip():
+                stack[-1][name.strip()] = None
+            name = ""
+            if char == "]" and len(stack) > 1:
+                stack.pop()
+        else:
+            name += char
+    if name.strip():
+        stack[-1][name.strip()] = None
+    return tree
+
+
+def trim(value: Any, spec: dict[str, Any] | None) -> Any:
+    """Keep what ``spec`` names (lists are trimmed item by item)."""
+    if spec is None:
+        return value
+    if isinstance(value, list):
+        return [trim(v, spec) for v in value]
+    if isinstance(value, dict):
+        return {k: trim(value[k], sub) for k, sub in spec.items() if k in value}
+    return value
+
+
+#: item fields a row answers without building the record (the ids scans' hot path)
+LIGHT = {"entity_id": lambda r: r.id, "id": lambda r: r.id,
+         "updated_at": lambda r: utc_text(r.updated), "created_at": lambda r: utc_text(r.created)}
+
+
+def light_item(resource: str, spec: dict[str, Any] | None, row: Row) -> dict[str, Any] | None:
+    """The trimmed item straight from the row, when ``spec`` asks only for its id and dates."""
+    own_id = "entity_id" if resource == "orders" else "id"
+    allowed = {own_id, "created_at", "updated_at"}
+    if not spec or any(sub is not None or key not in allowed for key, sub in spec.items()):
+        return None
+    return {key: LIGHT[key](row) for key in spec}

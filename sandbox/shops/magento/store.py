@@ -1,0 +1,198 @@
+"""The fake shop's state: generated rows, fields changed by tests, the clock, admin tokens."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+from sandbox.shops.magento import records
+from sandbox.shops.magento.data import Row, generate, quote_id
+from sandbox.shops.magento.errors import MagentoError, no_entity
+from sandbox.shops.magento.settings import FakeMagentoSettings
+
+RESOURCES = ("orders", "customers", "products", "carts", "categories")
+_SORT_KEYS = {"id": lambda r: r.id, "updated": lambda r: (r.updated, r.id)}
+
+
+class Table:
+    """The rows of one resource, the fields tests patched, and sorted views kept until the
+    next change."""
+
+    def __init__(self, name: str, rows: list[Row]) -> None:
+        self.name = name
+        self.rows: dict[int, Row] = {r.id: r for r in sorted(rows, key=lambda r: r.id)}
+        self.patches: dict[int, dict[str, Any]] = {}
+        self._sorted: dict[str, list[Row]] = {}
+        self._keys: dict[str, list[int]] = {}
+
+    def ordered(self, by: str) -> list[Row]:
+        if by not in self._sorted:
+            self._sorted[by] = sorted(self.rows.values(), key=_SORT_KEYS[by])
+        return self._sorted[by]
+
+    def keys(self, by: str) -> list[int]:
+        """The ``by`` column of ``ordered(by)``, for bisecting."""
+        if by not in self._keys:
+            self._keys[by] = [r.id if by == "id" else r.updated for r in self.ordered(by)]
+        return self._keys[by]
+
+    def changed(self) -> None:
+        self._sorted.clear()
+        self._keys.clear()
+
+    def row(self, record_id: int) -> Row:
+        found = self.rows.get(record_id)
+        if found is None:
+            raise no_entity(self.name, record_id)
+        return found
+
+
+def parse_time(value: Any) -> int:
+    """``YYYY-MM-DD HH:MM:SS`` (or ISO 8601); naive values are UTC."""
+    try:
+        moment = datetime.fromisoformat(str(value).strip().replace(" ", "T"))
+    except ValueError:
+        raise MagentoError(400, 'Invalid date "%1"', [str(value)]) from None
+    return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
+
+
+class Store:
+    def __init__(self, settings: FakeMagentoSettings) -> None:
+        self.settings = settings
+        self.seed = settings.seed
+        self.currency = settings.currency
+        generated = generate(settings.seed, customers=settings.customers, orders=settings.orders,
+                             products=settings.products, carts=settings.active_carts)
+        self.tables = {name: Table(name, rows) for name, rows in generated.rows.items()}
+        self.sellable = generated.sellable
+        self.children: dict[int, list[int]] = defaultdict(list)
+        for row in self.tables["products"].rows.values():
+            if row.parent:
+                self.children[row.parent].append(row.id)
+        self.frozen_now: int | None = None
+        self.admin_tokens: dict[str, int] = {}
+
+    # time and tokens -------------------------------------------------------------------
+
+    def now(self) -> int:
+        return self.frozen_now if self.frozen_now is not None else int(time.time())
+
+    def issue_admin_token(self, username: Any, password: Any) -> str:
+        if (username, password) != (self.settings.admin_username, self.settings.admin_password):
+            raise MagentoError(401, "The account sign-in was incorrect or your account is"
+                                    " disabled temporarily. Please wait and try again later.")
+        token = secrets.token_hex(16)
+        self.admin_tokens[token] = self.now() + self.settings.admin_token_ttl
+        return token
+
+    def token_valid(self, token: str, *, fake_api: bool = False) -> bool:
+        if secrets.compare_digest(token.encode(), self.settings.token.encode()):
+            return self.settings.integration_bearer or fake_api
+        expires = self.admin_tokens.get(token)
+        return expires is not None and self.now() < expires
+
+    # records ---------------------------------------------------------------------------
+
+    def record(self, resource: str, row: Row) -> dict[str, Any]:
+        built = records.BUILDERS[resource](self, row)
+        for key, value in self.tables[resource].patches.get(row.id, {}).items():
+            old = built.get(key)
+            built[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+        return built
+
+    def by_sku(self, sku: str) -> Row:
+        for row in self.tables["products"].rows.values():
+            if row.sku == sku:
+                return row
+        raise no_entity("products", sku)
+
+    # changes made through the /__fake__ API ---------------------------------------------
+
+    def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
+        table = self.tables[resource]
+        row = table.row(record_id)
+        row.updated = self.now() if at is None else at
+        table.changed()
+        return row
+
+    def patch(self, resource: str, record_id: int, fields: dict[str, Any], *, bump: bool = True) -> Row:
+        table = self.tables[resource]
+        row = table.row(record_id)
+        fields = {k: v for k, v in fields.items() if k not in ("id", "entity_id")}
+        if "created_at" in fields:
+            row.created = parse_time(fields.pop("created_at"))
+        updated = fields.pop("updated_at", None)
+        if resource == "orders":
+            row.status = str(fields.get("status", row.status))
+            row.state = str(fields.get("state", row.state))
+        elif resource == "customers" and "email" in fields:
+            row.sku = str(fields["email"])
+        elif resource == "products":
+            row.sku = str(fields.get("sku", row.sku))
+            row.name = str(fields.get("name", row.name))
+            if "price" in fields:
+                row.amount = round(float(fields["price"]) * 100)
+            if "status" in fields:
+                row.active = int(fields["status"]) == 1
+        elif resource == "carts":
+            row.active = bool(fields.get("is_active", row.active))
+            if "items" in fields:
+                row.count = len(fields["items"])
+        elif resource == "categories":
+            row.name = str(fields.get("name", row.name))
+            row.active = bool(fields.get("is_active", row.active))
+            row.parent = int(fields.get("parent_id", row.parent))
+        if fields:
+            saved = table.patches.setdefault(record_id, {})
+            for key, value in fields.items():
+                old = saved.get(key)
+                saved[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+        if updated is not None:
+            row.updated = parse_time(updated)
+        elif bump:
+            row.updated = self.now()
+        table.changed()
+        return row
+
+    def create(self, resource: str, fields: dict[str, Any]) -> Row:
+        table = self.tables[resource]
+        now = self.now()
+        if resource == "carts":  # active carts have odd ids, ordered quotes even ones
+            new_id = max((i for i in table.rows if i % 2), default=-1) + 2
+        else:
+            new_id = max(table.rows, default=0) + 1
+        row = Row(new_id, now, now)
+        if resource == "orders":
+            row.state, row.status = "new", "pending"
+            row.customer = int(fields.get("customer_id") or 0)
+            carts = self.tables["carts"]
+            carts.rows[quote_id(new_id)] = Row(quote_id(new_id), now - 600, now, active=False,
+                                                customer=row.customer, order=new_id, count=1)
+            carts.changed()
+        elif resource == "customers":
+            row.name, row.sku = "New Customer", f"new.customer.{new_id}@example.com"
+        elif resource == "products":
+            row.kind, row.name, row.sku = "simple", f"New product {new_id}", f"MG{new_id:05d}"
+            row.amount = 1000
+        elif resource == "carts":
+            row.customer, row.count = int(fields.get("customer_id") or 0), 1
+        else:
+            row.parent, row.name = 2, f"Category {new_id}"
+        table.rows[new_id] = row
+        table.changed()
+        return self.patch(resource, new_id, fields, bump=False)
+
+    def delete(self, resource: str, record_id: int) -> Row:
+        table = self.tables[resource]
+        row = table.row(record_id)
+        del table.rows[record_id]
+        table.patches.pop(record_id, None)
+        if resource == "products":
+            self.children.pop(record_id, None)
+            if row.parent and record_id in self.children.get(row.parent, []):
+                self.children[row.parent].remove(record_id)
+        table.changed()
+        return row

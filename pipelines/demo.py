@@ -94,11 +94,13 @@ def start_server(args: list[str], pattern: str) -> Server:
 def demo_servers(
     orders: int = 200, customers: int = 50, products: int = 30, sandbox_port: int = 0,
     shop_port: int = 0, visibility_delay: float = 0.5, platform_name: str = DEFAULT_PLATFORM,
+    sandbox_args: list[str] | None = None,
 ) -> Iterator[tuple[Server, Server]]:
     """The sandbox and a fake shop of ``platform_name``, stopped on the way out."""
     spec = _demo(platform_name)
     sandbox = start_server(
-        ["sandbox", "--port", str(sandbox_port), "--visibility-delay", str(visibility_delay)],
+        ["sandbox", "--port", str(sandbox_port), "--visibility-delay", str(visibility_delay),
+         *(sandbox_args or [])],
         r"Marketing API at (http://\S+/v1)",
     )
     try:

@@ -13,14 +13,14 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import ValidationError
 
-from connectors.marketing.query import OrderBy
+from connectors.marketing.query import Operator, OrderBy
 from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
 from connectors.marketing.samples import sample_item
 from sandbox.marketing.contacts import derive_contact, forget_contact
 from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
 from sandbox.marketing.http import json_object, ok, query, shop, store_of
-from sandbox.marketing.listing import apply_list_query, list_envelope, parse_list_query
+from sandbox.marketing.listing import ListQuery, apply_list_query, list_envelope, parse_list_query
 from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
 from sandbox.marketing.store import Doc, Shop, applier, now_iso
 from sandbox.marketing.views import reader, selectable_fields
@@ -176,6 +176,15 @@ def _apply_delete(shop: Shop, op: Doc) -> None:
             forget_contact(shop, doc["email"])
 
 
+def _wanted_ids(q: ListQuery, resource: SyncResource) -> set[str] | None:
+    """The ids an AND filter on the resource's own id allows (IN or EQUALS), so that a read-back
+    by ids builds views of those items only; None when no such filter narrows the listing."""
+    for flt in q.filters:
+        if flt.field == resource.id_field and flt.operator in (Operator.IN, Operator.EQUALS):
+            return {str(v) for v in flt.values}
+    return None
+
+
 def _list(
     request: Request,
     shop: Shop,
@@ -185,7 +194,10 @@ def _list(
     q = parse_list_query(query(request), selectable_fields(resource))
     read = reader(shop, resource)
     docs = shop.collection(resource.name).docs.values()
-    views = (read(d) for d in docs if where is None or where(d))
+    wanted = _wanted_ids(q, resource)
+    views = (read(d) for d in docs
+             if (wanted is None or str(d.get(resource.id_field)) in wanted)
+             and (where is None or where(d)))
     page, total = apply_list_query(views, q, default_order=BY_CREATION)
     return list_envelope(page, total, q)
 

@@ -6,7 +6,7 @@ import inspect
 import threading
 
 import pytest
-from conftest import new_key, new_kpi_key
+from tests.support import new_key, new_kpi_key
 
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.blocking import BlockingMarketingClient

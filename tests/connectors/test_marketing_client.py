@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from conftest import new_key, new_kpi_key
+from tests.support import new_key, new_kpi_key
 
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.client import MarketingClient

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from conftest import new_key
+from tests.support import new_key
 
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.client import MarketingClient

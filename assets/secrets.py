@@ -18,6 +18,8 @@ class SourceSecrets(dg.ConfigurableResource):
     kpi_api_key: str | None = None
     key: str | None = None
     secret: str | None = None
+    token: str | None = None
+    url: str | None = None
 
     def env(self, config: Config, source: Source) -> dict[str, str]:
         """The environment the engine reads its secrets from (names from the configuration)."""
@@ -26,6 +28,8 @@ class SourceSecrets(dg.ConfigurableResource):
             config.destination.kpi_api_key_env: self.kpi_api_key,
             source.connection.key_env: self.key,
             source.connection.secret_env: self.secret,
+            source.connection.token_env: self.token,
+            source.connection.url_env: self.url,
         }
         return {name: value for name, value in pairs.items() if name and value}
 
@@ -43,4 +47,6 @@ def secrets_for(config: Config, source: Source) -> SourceSecrets:
         kpi_api_key=var(config.destination.kpi_api_key_env),
         key=var(source.connection.key_env),
         secret=var(source.connection.secret_env),
+        token=var(source.connection.token_env),
+        url=var(source.connection.url_env),
     )

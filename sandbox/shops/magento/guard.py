@@ -20,20 +20,20 @@ from sandbox.shops.magento.settings import FAKE_PREFIX, REST_PREFIX, FakeMagento
 
 _PAGES = {
     502: ("text/html; charset=UTF-8",
-          "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body>"
-          "<center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n"),
+          ("<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body>"
+          "<center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n")),
     503: ("text/html; charset=UTF-8",
-          "<!DOCTYPE html>\n<html><head><title>503 Backend is unhealthy</title></head><body>"
+          ("<!DOCTYPE html>\n<html><head><title>503 Backend is unhealthy</title></head><body>"
           "<h1>Error 503 Backend is unhealthy</h1><p>Backend is unhealthy</p>"
           "<h3>Guru Mediation:</h3><p>Details: cache-fra-etou8220144-FRA 1719830000</p>"
-          "<hr><p>Varnish cache server</p></body></html>\n"),
+          "<hr><p>Varnish cache server</p></body></html>\n")),
     504: ("text/html; charset=UTF-8",
-          "<!DOCTYPE html>\n<html><head><title>504 Gateway Time-out</title></head><body>"
-          "<center><h1>504 Gateway Time-out</h1></center></body></html>\n"),
+          ("<!DOCTYPE html>\n<html><head><title>504 Gateway Time-out</title></head><body>"
+          "<center><h1>504 Gateway Time-out</h1></center></body></html>\n")),
     403: ("text/html; charset=UTF-8",
-          "<!DOCTYPE html>\n<html><head><title>Attention Required! | Cloudflare</title></head>"
+          ("<!DOCTYPE html>\n<html><head><title>Attention Required! | Cloudflare</title></head>"
           "<body><h1>Sorry, you have been blocked</h1><p>Cloudflare Ray ID: 8f1e2d3c4b5a6978</p>"
-          "</body></html>\n"),
+          "</body></html>\n")),
 }
 
 
@@ -77,7 +77,7 @@ class Gate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        rest = path.startswith(REST_PREFIX) or path.startswith("/index.php" + REST_PREFIX)
+        rest = path.startswith((REST_PREFIX, "/index.php" + REST_PREFIX))
         if scope["type"] != "http" or not (rest or path.startswith(FAKE_PREFIX)):
             await self.app(scope, receive, send)
             return

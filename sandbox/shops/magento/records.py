@@ -52,8 +52,8 @@ def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:
     return {
         "city": city, "country_id": country, "firstname": first, "lastname": last,
         "postcode": postcode, "region": region,
-        "street": [f"{rng.choice(('Hauptstraße', 'Rue de la Paix', 'Main Street'))}"
-                   f" {rng.randrange(1, 200)}"],
+        "street": [(f"{rng.choice(('Hauptstraße', 'Rue de la Paix', 'Main Street'))}"
+                   f" {rng.randrange(1, 200)}")],
         "telephone": f"+49 30 {rng.randrange(1000000, 9999999)}",
     }
 

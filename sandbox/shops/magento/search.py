@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -114,7 +114,7 @@ def _int(value: Any, name: str) -> int | None:
 def parse(query: dict[str, Any], *, required_criteria: bool) -> Criteria:
     """The searchCriteria of a decoded query string (camelCase and snake_case keys alike)."""
     raw = query.get("searchCriteria", query.get("search_criteria"))
-    if raw is None or raw == "":
+    if raw is None:  # ``?searchCriteria`` alone (empty) is enough: it means "everything"
         if required_criteria:
             raise required("searchCriteria")
         raw = {}
@@ -212,11 +212,13 @@ def column(resource: str, field: str, clause: str = "where clause") -> tuple[str
         raise unknown_column(field, clause) from None
 
 
+def _any(parts: list[Predicate]) -> Predicate:
+    return parts[0] if len(parts) == 1 else (lambda r: any(p(r) for p in parts))
+
+
 def predicate(resource: str, groups: list[list[Filter]]) -> Predicate | None:
-    compiled: list[Predicate] = []
-    for group in groups:
-        parts = [_condition(*column(resource, f.field), f) for f in group]
-        compiled.append(parts[0] if len(parts) == 1 else (lambda r, ps=parts: any(p(r) for p in ps)))
+    compiled = [_any([_condition(*column(resource, f.field), f) for f in group])
+                for group in groups]
     if not compiled:
         return None
     if len(compiled) == 1:
@@ -236,6 +238,14 @@ def _lower_bound(resource: str, groups: list[list[Filter]], field: str) -> int |
             if isinstance(value, int):
                 best = value if best is None else max(best, value)
     return best
+
+
+def _sort_key(kind: str, getter: Getter) -> Callable[[Row], tuple[bool, Any]]:
+    """MySQL's order: NULL before any value."""
+    def key(row: Row) -> tuple[bool, Any]:
+        value = getter(row)
+        return (value is not None, _norm(kind, value) if value is not None else 0)
+    return key
 
 
 def select(table: Any, resource: str, crit: Criteria, *, past_end: str,
@@ -264,8 +274,7 @@ def select(table: Any, resource: str, crit: Criteria, *, past_end: str,
         for field, direction in reversed(sort):
             kind, getter = column(resource, "entity_id" if field == "id" and resource == "orders"
                                   else field, "order clause")
-            rows.sort(key=lambda r, g=getter: (g(r) is not None, _norm(kind, g(r)) if g(r) is not None else 0),
-                      reverse=direction == "DESC")
+            rows.sort(key=_sort_key(kind, getter), reverse=direction == "DESC")
     matched = [r for r in rows if check(r)] if check else list(rows)
     total = len(matched)
     if size is None:

@@ -1,0 +1,95 @@
+"""Magento 2 / Adobe Commerce (REST): a bearer token by environment variable.
+
+``connection.url`` is the REST root ``https://host/rest/<store_code>`` (or the shop's
+address, then ``options.store_code`` picks the store view, ``default`` unless given);
+``connection.token_env`` names the variable holding an integration or admin token;
+``connection.options`` takes ``store_code``, ``page_size`` (≤ 300; default the source's
+``tuning.page_size``), ``active_carts_only``, ``variations``, ``variation_concurrency``,
+``order_statuses`` ({code: label} for statuses made in the admin), ``timeout``,
+``connect_timeout``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+
+if TYPE_CHECKING:
+    from connectors.sources.base import SourceConnector
+    from pipelines.engine.config import Source
+
+OPTIONS = ("store_code", "page_size", "active_carts_only", "variations", "variation_concurrency",
+           "order_statuses", "timeout", "connect_timeout")
+
+
+def _config_fields(source: Source) -> dict[str, Any]:
+    connection = source.connection
+    options = {"page_size": source.tuning.page_size, **connection.options}
+    return {"base_url": connection.url, **options}
+
+
+def open_connector(source: Source, env: Env) -> SourceConnector:
+    from connectors.sources.magento import MagentoConnector
+    from pipelines.engine.secrets import secret_from
+
+    where = f"sources.{source.name}.connection"
+    fields = _config_fields(source)
+    token = secret_from(env, source.connection.token_env, f"{where}.token_env")
+    return MagentoConnector(fields.pop("base_url"), token, **fields)
+
+
+def mapping():  # type: ignore[no-untyped-def]
+    from pipelines.engine.mappings.magento import MagentoMapping
+
+    return MagentoMapping()
+
+
+def check(source: Source) -> list[str]:
+    from pydantic import SecretStr, ValidationError
+
+    from connectors.sources.magento import MagentoConfig
+
+    problems = []
+    connection = source.connection
+    if not connection.url or not connection.url.startswith(("http://", "https://")):
+        problems.append("connection.url: the shop's REST root is required, like"
+                        " https://shop.example.com/rest/default")
+    if not connection.token_env:
+        problems.append("connection.token_env: name the environment variable holding the"
+                        " integration or admin token")
+    unknown = sorted(set(connection.options) - set(OPTIONS))
+    problems += [f"connection.options.{name}: not a Magento option; use one of"
+                 f" {', '.join(OPTIONS)}" for name in unknown]
+    if problems:
+        return problems
+    try:
+        MagentoConfig.model_validate({**_config_fields(source), "token": SecretStr("checked")})
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            field = str(err["loc"][0]) if err["loc"] else "base_url"  # the URL's own checks
+            where = "connection.url" if field == "base_url" else f"connection.options.{field}"
+            problems.append(f"{where}: {str(err['msg']).removeprefix('Value error, ')}")
+    return problems
+
+
+def unsupported() -> dict[str, str]:
+    from connectors.sources.magento.connector import UNSUPPORTED
+
+    return dict(UNSUPPORTED)
+
+
+register(Platform(
+    name="magento",
+    open_connector=open_connector,
+    mapping=mapping,
+    unsupported=unsupported,
+    check=check,
+    demo=DemoSpec(
+        command=("fake-shop", "magento"),
+        banner=r"at (http://\S+/rest/\S+)",
+        connection=lambda url: {"url": url, "token_env": "SHOPSYNC_DEMO_MAGENTO_TOKEN",
+                                "options": {"order_statuses": {"ready_for_pickup": "Ready for Pickup"}}},
+        env={"SHOPSYNC_DEMO_MAGENTO_TOKEN": "shopsync-fake-magento-token"},
+    ),
+))

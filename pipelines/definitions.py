@@ -42,7 +42,8 @@ def build_definitions(config: Config) -> dg.Definitions:
     jobs = []
     schedules = []
     for source in config.sources:
-        plan = selected_resources(source, mapping_for(source.platform))
+        plan = selected_resources(source, mapping_for(source.platform),
+                                  config.destination.write_carts)
         produced = {resource for resources_ in plan.values() for resource in resources_}
         synced = []
         for stream, stream_resources in plan.items():

@@ -49,6 +49,9 @@ class Destination(_Model):
     base_url: str = "http://127.0.0.1:8787/v1"
     api_key_env: str = "SHOPSYNC_API_KEY"
     kpi_api_key_env: str | None = None
+    #: the spec lets clients write carts; a deployment whose service exposes carts read-only
+    #: turns this off (orders still carry cart_id and cart_updated_at)
+    write_carts: bool = True
 
     _check_key_env = field_validator("api_key_env", "kpi_api_key_env")(
         lambda cls, v: v if v is None else _env_name(v)

@@ -47,8 +47,10 @@ def open_client(config: Config, env: Env) -> MarketingClient:
     return MarketingClient(destination.base_url, key, kpi_api_key=kpi_key)
 
 
-def selected_resources(source: Source, mapping: PlatformMapping) -> dict[str, list[str]]:
-    """stream -> the configured target resources it feeds, in the mapping's order."""
+def selected_resources(source: Source, mapping: PlatformMapping,
+                       write_carts: bool = True) -> dict[str, list[str]]:
+    """stream -> the configured target resources it feeds, in the mapping's order (carts
+    only where the destination takes cart writes)."""
     known = {r for resources in mapping.produces.values() for r in resources}
     wanted = set(known) if "all" in source.resources else set(source.resources)
     unknown = sorted(wanted - known)
@@ -60,6 +62,8 @@ def selected_resources(source: Source, mapping: PlatformMapping) -> dict[str, li
             + f" — choose among {', '.join(sorted(known))} (or `all`)"
             for name in unknown
         ])
+    if not write_carts:
+        wanted.discard("carts")
     plan = {
         stream: [r for r in resources if r in wanted]
         for stream, resources in mapping.produces.items()
@@ -84,7 +88,8 @@ class SourceRunner:
                    env if env is not None else os.environ)
 
     def plan(self) -> dict[str, list[str]]:
-        return selected_resources(self.source, mapping_for(self.source.platform))
+        return selected_resources(self.source, mapping_for(self.source.platform),
+                                  self.config.destination.write_carts)
 
     async def run(
         self,

@@ -9,8 +9,10 @@ seeded with a string, so the same seed gives the same shop on every machine.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from sandbox.shops.prestashop import names
 
@@ -59,6 +61,8 @@ class Sellable:
 class Generated:
     rows: dict[str, list[Row]] = field(default_factory=dict)
     sellable: list[Sellable] = field(default_factory=list)
+    #: product id -> its name in each language
+    titles: dict[int, dict[int, str]] = field(default_factory=dict)
 
 
 def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
@@ -147,6 +151,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
                   state=0 if i == 8 else 1, flag=kind, extra=rng.choice((0, 1, 1, 2, 3)),
                   name=title[1], amount=price)
         products.append(row)
+        out.titles[pid] = title
         children: list[tuple[int, int, str]] = []
         if kind == 1:
             count = 12 if i == 0 else rng.randrange(2, 7)
@@ -194,7 +199,7 @@ def _carts_and_orders(seed: int, orders: int, abandoned: int, customers: int,
     return carts, order_rows
 
 
-def _static(rows: list[tuple[int, ...]], rng: random.Random, dated: bool) -> list[Row]:
+def _static(rows: Iterable[tuple[Any, ...]], rng: random.Random, dated: bool) -> list[Row]:
     out = []
     for values in rows:
         at = rng.randrange(START - 400 * 86400, START) if dated else 0

@@ -1,0 +1,287 @@
+"""The PrestaShop webservice over HTTP: one authenticated, paced, retried GET at a time.
+
+JSON is asked for twice (the ``Output-Format`` header and ``output_format=JSON``), so a
+proxy that drops unknown headers still gets JSON. Retried, through the project's one
+policy (connectors/http/retry.py): 408, 429 and 5xx — except a 503 with PrestaShop's code
+22 (the webservice is switched off: waiting will not help) — plus a 200 whose body is not
+JSON (a cache or security plugin's HTML page). A JSON body preceded by PHP notices
+(``display_errors`` left on) is read after them.
+
+The key is added to a copy of each request inside the transport (HTTP Basic user name, or
+``ws_key``), so neither httpx's request log nor an exception ever holds it; redirects are
+not followed, so it never reaches another origin; a filter on the httpx/httpcore loggers
+blanks it out of their records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import re
+import time
+from collections import Counter
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+import httpx
+import orjson
+from pydantic import SecretStr
+
+from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
+from connectors.sources.base import SourceAuthError, SourceError
+from connectors.sources.prestashop.config import PrestaShopConfig
+
+log = logging.getLogger("shopsync.sources.prestashop")
+USER_AGENT = "shopsync/0.1 (PrestaShop source connector)"
+_HTTP_LOGGERS = ("httpx", "httpcore.connection", "httpcore.http11", "httpcore.http2",
+                 "httpcore.proxy")
+_HIDDEN = "**********"
+_PHP_MESSAGES = re.compile(rb"^\s*(?:<br\s*/?>\s*)?(?:<b>[^<]*</b>:.*?<br\s*/?>\s*)+", re.DOTALL)
+_AUTH_HINT = ("the webservice got no key: is the Authorization header stripped on its way to"
+              " PHP (Apache CGI/FastCGI)? add `CGIPassAuth On` on the server, or set"
+              " connection.options.ws_key_in_query: true")
+
+
+class _Redact(logging.Filter):
+    """Blanks registered keys out of the HTTP libraries' log records."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: Counter[str] = Counter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secrets:
+            message = record.getMessage()
+            if any(secret in message for secret in self.secrets):
+                for secret in self.secrets:
+                    message = message.replace(secret, _HIDDEN)
+                record.msg, record.args = message, None
+        return True
+
+
+_REDACT = _Redact()
+for _name in _HTTP_LOGGERS:
+    logging.getLogger(_name).addFilter(_REDACT)
+
+
+def _forms(key: SecretStr) -> list[str]:
+    raw = key.get_secret_value()
+    basic = base64.b64encode(f"{raw}:".encode()).decode()
+    return [form for form in {raw, quote(raw, safe=""), quote_plus(raw), basic} if form]
+
+
+class PrestaShopApiError(SourceError):
+    """The webservice refused a request; ``code`` is PrestaShop's error code."""
+
+    def __init__(self, message: str, *, status: int | None = None, code: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class _Key(httpx.AsyncBaseTransport):
+    """Signs a copy of each request (Basic user name or ``ws_key``) just before sending."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, key: SecretStr, in_query: bool) -> None:
+        self._inner = inner
+        self._key = key
+        self._in_query = in_query
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(in_query={self._in_query})"
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        key = self._key.get_secret_value()
+        url, headers = request.url, request.headers.copy()
+        if self._in_query:
+            url = url.copy_merge_params({"ws_key": key})
+        else:  # the key is the user name; PrestaShop wants no password
+            headers["authorization"] = "Basic " + base64.b64encode(f"{key}:".encode()).decode()
+        signed = httpx.Request(request.method, url, headers=headers, stream=request.stream,
+                               extensions=request.extensions)
+        return await self._inner.handle_async_request(signed)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class Pacer:
+    """At most ``rate`` requests per second, evenly spaced: a host's limit used fully
+    without a 429 (and its Retry-After wait) on the way."""
+
+    def __init__(self, rate: float | None) -> None:
+        self.interval = 1.0 / rate if rate else 0.0
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            delay = self._next - now
+            self._next = max(now, self._next) + self.interval
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+def _errors(content: bytes) -> list[dict[str, Any]]:
+    """The ``errors`` of a PrestaShop error body (empty for plain text, HTML, XML…)."""
+    try:
+        body = orjson.loads(content)
+    except orjson.JSONDecodeError:
+        return []
+    errors = body.get("errors") if isinstance(body, dict) else None
+    return [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
+
+
+def _first(content: bytes) -> tuple[int | None, str]:
+    errors = _errors(content)
+    if not errors:
+        return None, ""
+    code = errors[0].get("code")
+    return (int(str(code)) if str(code).isdigit() else None), str(errors[0].get("message", ""))
+
+
+class PrestaShopClient:
+    def __init__(self, config: PrestaShopConfig, *, retry: RetryPolicy | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.config = config
+        self.base_url = config.base_url
+        self.retry = retry or RetryPolicy()
+        self.pacer = Pacer(config.requests_per_second)
+        self.requests = 0
+        self.ps_version: str | None = None
+        self._hidden = _forms(config.key)
+        _REDACT.secrets.update(self._hidden)
+        inner = transport or httpx.AsyncHTTPTransport(
+            limits=httpx.Limits(max_connections=16, max_keepalive_connections=16))
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url + "/",
+            transport=_Key(inner, config.key, config.ws_key_in_query),
+            timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
+            follow_redirects=False,
+            headers={"accept": "application/json", "output-format": "JSON",
+                     "user-agent": USER_AGENT},
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+        _REDACT.secrets.subtract(self._hidden)
+        _REDACT.secrets += Counter()  # drops the ones no client uses any more
+        self._hidden = []
+
+    async def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
+        """GET ``path`` (relative to ``…/api``) as JSON.
+
+        Raises:
+            SourceAuthError: the key was refused, or may not read this resource or shop.
+            PrestaShopApiError: any other refusal, or a transient one that outlived retries.
+        """
+        query = {"output_format": "JSON", **(params or {})}
+        if self.config.id_shop is not None:
+            query.setdefault("id_shop", self.config.id_shop)
+        try:
+            async for attempt in async_retrying(self.retry, idempotent=True):
+                with attempt:
+                    await self.pacer.wait()
+                    return await self._send(path, query)
+        except TransientHTTPError as exc:
+            raise self._gave_up(path, exc.response) from None
+        except httpx.TransportError as exc:
+            raise PrestaShopApiError(
+                f"GET {path}: network error after retries: {type(exc).__name__}") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _send(self, path: str, params: dict[str, Any]) -> Any:
+        self.requests += 1
+        response = await self._http.get(path.lstrip("/"), params=params)
+        status = response.status_code
+        log.debug("GET %s %s -> %d", path, params, status)
+        self._note_version(response)
+        if status == 503 and _first(response.content)[0] == 22:
+            raise PrestaShopApiError(
+                "the PrestaShop webservice is disabled: enable it in the Back Office"
+                " (Advanced Parameters → Webservice)", status=503, code=22)
+        if status in RETRY_STATUSES:
+            raise TransientHTTPError(response)
+        if response.is_redirect:
+            raise PrestaShopApiError(
+                f"GET {path} was redirected to {response.headers.get('location')!r}; redirects"
+                " are not followed (the key must not reach another origin): use the final"
+                " address as the shop URL", status=status)
+        if status >= 400:
+            raise self._refused(path, response)
+        return self._decode(path, response)
+
+    def _decode(self, path: str, response: httpx.Response) -> Any:
+        content = response.content
+        try:
+            return orjson.loads(content)
+        except orjson.JSONDecodeError:
+            pass
+        stripped = _PHP_MESSAGES.sub(b"", content, count=1)
+        if stripped != content:
+            try:
+                body = orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                log.warning("GET %s: PHP printed notices before the JSON (display_errors is on"
+                            " in the shop); they were skipped", path)
+                return body
+        if content.lstrip().startswith(b"<?xml"):
+            raise PrestaShopApiError(
+                f"GET {path} answered XML although JSON was asked for (Output-Format header"
+                " and output_format=JSON): is something in front of the shop dropping them?",
+                status=response.status_code)
+        raise TransientHTTPError(response)  # an HTML page from a plugin or cache: try again
+
+    def _note_version(self, response: httpx.Response) -> None:
+        version = response.headers.get("psws-version")
+        if not version or version == self.ps_version:
+            return
+        self.ps_version = version
+        major = "8" if not version.startswith("1.") else ".".join(version.split(".")[:2])
+        expected = self.config.version
+        if expected and not (major == expected or major.startswith(expected + ".")):
+            log.warning("connection.options.version says %s but the shop answers PrestaShop %s",
+                        expected, version)
+
+    def _refused(self, path: str, response: httpx.Response) -> SourceError:
+        status = response.status_code
+        code, message = _first(response.content)
+        resource = path.strip("/").split("/")[0]
+        if status == 401:
+            if code is None or code in (16, 17):
+                return SourceAuthError(f"PrestaShop answered 401 to GET {path}: {_AUTH_HINT}")
+            if code == 26:
+                return SourceAuthError(
+                    f"the webservice key may not read {resource} (code 26): give it GET on"
+                    f" {resource} in Advanced Parameters → Webservice")
+            return SourceAuthError(f"PrestaShop refused the webservice key: {message} (code {code})")
+        if status == 403:
+            return SourceAuthError(f"PrestaShop refused GET {path}: {message} (code {code});"
+                                   " check the key's shops (connection.options.id_shop)")
+        hint = ""
+        if code in (32, 38) and "date" in str(response.request.url.params):
+            hint = " (date filters and sorts need date=1)"
+        return PrestaShopApiError(f"GET {path} answered {status}: {message or response.reason_phrase}"
+                                  f"{f' (code {code})' if code is not None else ''}{hint}",
+                                  status=status, code=code)
+
+    @staticmethod
+    def _gave_up(path: str, response: httpx.Response) -> PrestaShopApiError:
+        status = response.status_code
+        code, message = _first(response.content)
+        if status == 200:
+            why = "the shop keeps answering a page that is not JSON (a security or cache plugin?)"
+        elif message:
+            why = f"the shop still answered {status} after retries: {message} (code {code})"
+        else:
+            why = f"the shop still answered {status} after retries"
+        return PrestaShopApiError(f"GET {path}: {why}", status=status, code=code)

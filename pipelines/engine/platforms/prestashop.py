@@ -1,0 +1,87 @@
+"""PrestaShop (webservice, 1.7 and 8.x): the key by environment variable, the shop's time
+zone, version and languages in ``connection.options``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+
+if TYPE_CHECKING:
+    from connectors.sources.base import SourceConnector
+    from pipelines.engine.config import Source
+
+#: connection.options the connector takes (see connectors/sources/prestashop/config.py)
+OPTIONS = ("timezone", "version", "languages", "id_shop", "ws_key_in_query", "page_size",
+           "lookup_size", "requests_per_second", "timeout", "connect_timeout")
+DEMO_KEY = "SHOPSYNCFAKEPRESTASHOPWEBSERVICE"
+
+
+def _options(source: Source) -> dict[str, Any]:
+    options = dict(source.connection.options)
+    options.setdefault("page_size", source.tuning.page_size)
+    if isinstance(options.get("version"), int | float):
+        options["version"] = "8" if options["version"] >= 8 else f"{options['version']:.1f}"
+    return options
+
+
+def open_connector(source: Source, env: Env) -> SourceConnector:
+    from connectors.sources.prestashop import PrestaShopConnector
+    from pipelines.engine.secrets import secret_from
+
+    where = f"sources.{source.name}.connection"
+    return PrestaShopConnector(source.connection.url or "",
+                               secret_from(env, source.connection.key_env, f"{where}.key_env"),
+                               **_options(source))
+
+
+def mapping():  # type: ignore[no-untyped-def]
+    from pipelines.engine.mappings.prestashop import PrestaShopMapping
+
+    return PrestaShopMapping()
+
+
+def check(source: Source) -> list[str]:
+    """One line per problem with the connection, naming the field to fix."""
+    from pydantic import ValidationError
+
+    from connectors.sources.prestashop.config import PrestaShopConfig
+
+    problems = []
+    connection = source.connection
+    if not connection.url or not connection.url.startswith(("http://", "https://")):
+        problems.append("connection.url: the shop's http(s) address is required, like"
+                        " https://shop.example.com (or its webservice root …/api)")
+    if not connection.key_env:
+        problems.append("connection.key_env: name the environment variable holding the"
+                        " webservice key (32 characters)")
+    for name in sorted(set(connection.options) - set(OPTIONS)):
+        problems.append(f"connection.options.{name}: not a PrestaShop option; known:"
+                        f" {', '.join(OPTIONS)}")
+    if problems:
+        return problems
+    try:  # the options as the connector will read them (with a well-formed stand-in key)
+        PrestaShopConfig.model_validate({"base_url": connection.url, "key": "K" * 32,
+                                         **{k: v for k, v in _options(source).items()
+                                            if k in OPTIONS}})
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            field = ".".join(str(p) for p in err["loc"]) or "options"
+            where = "connection.url" if field == "base_url" else f"connection.options.{field}"
+            problems.append(f"{where}: {str(err['msg']).removeprefix('Value error, ')}")
+    return problems
+
+
+register(Platform(
+    name="prestashop",
+    open_connector=open_connector,
+    mapping=mapping,
+    check=check,
+    demo=DemoSpec(
+        command=("fake-shop", "prestashop"),
+        banner=r"at (http://\S+?)/api",
+        connection=lambda url: {"url": url, "key_env": "SHOPSYNC_DEMO_PS_KEY",
+                                "options": {"timezone": "Europe/Paris", "version": "1.7"}},
+        env={"SHOPSYNC_DEMO_PS_KEY": DEMO_KEY},
+    ),
+))

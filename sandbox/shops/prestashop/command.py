@@ -1,0 +1,55 @@
+"""``shopsync fake-shop prestashop``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command("prestashop")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8790, show_default=True, type=int,
+              help="Port to listen on (0: a free port, printed in the banner).")
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="Seed of the generated data (and of the injected faults).")
+@click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0),
+              help="Customers to generate (guests and a deleted one included).")
+@click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
+              help="Orders to generate, each with its cart.")
+@click.option("--products", default=30, show_default=True, type=click.IntRange(min=0),
+              help="Products to generate (some with combinations).")
+@click.option("--abandoned-carts", default=None, type=click.IntRange(min=0),
+              help="Carts without an order, on top of the orders' carts [default: orders/3].")
+@click.option("--timezone", default="Europe/Paris", show_default=True,
+              help="PS_TIMEZONE: the webservice shows every date as wall-clock time in it.")
+@click.option("--version", "version", default="1.7", show_default=True,
+              type=click.Choice(["1.7", "8"]),
+              help="1.7: all values strings, empty lists as a bare []; 8: integer ids and"
+                   " counters, {\"orders\": []}, null fields left out.")
+@click.option("--languages", default=2, show_default=True, type=click.IntRange(1, 3),
+              help="Active languages (en, fr, de); with 1, multilingual fields are plain strings.")
+@click.option("--rate-limit", default=None, type=click.FloatRange(min=0, min_open=True),
+              metavar="N", help="Requests per second before answering 429 with Retry-After"
+              " (default: no limit, as in PrestaShop's core).")
+@click.option("--fault-rate", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+              help="Share of API requests answered 429, 503, 502, a PHP warning 500 or a 200"
+                   " spoiled by a PHP notice.")
+@click.option("--retry-after", default=1, show_default=True, type=click.IntRange(min=0),
+              metavar="SECONDS", help="Retry-After of injected 429 and 503 answers.")
+def command(**options: object) -> None:
+    """Serve a fake PrestaShop shop: the webservice at /api (key
+    SHOPSYNCFAKEPRESTASHOPWEBSERVICE as the Basic user name) plus /__fake__ to change it."""
+    from pydantic import ValidationError
+
+    from sandbox.shops.prestashop.serve import serve
+    from sandbox.shops.prestashop.settings import FakePrestaSettings
+
+    try:
+        settings = FakePrestaSettings.model_validate(options)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            where = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
+            click.echo(f"error: {where}: {str(err['msg']).removeprefix('Value error, ')}", err=True)
+        sys.exit(2)
+    serve(settings)

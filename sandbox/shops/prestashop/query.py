@@ -1,0 +1,316 @@
+"""List parameters as WebserviceRequest reads them: ``language``, ``filter[field]`` with
+every operator of getSQLRetrieveFilter, ``display``, ``sort``, ``limit`` and the ``date=1``
+gate on date fields, with PrestaShop's error codes and messages; then the selection itself.
+
+Filters and sorts on ids, dates and the foreign keys in fields.INDEX read the compact rows;
+any other field builds the records (slower, as a full table scan is on a real shop).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
+
+from sandbox.shops.prestashop.data import Row
+from sandbox.shops.prestashop.errors import PSError, did_you_mean
+from sandbox.shops.prestashop.fields import DATED, DYNAMIC, I18N, INDEX, fields_of
+from sandbox.shops.prestashop.records import I18n
+from sandbox.shops.prestashop.store import Store
+
+_FILTER = re.compile(r"^filter\[([^\]]*)\](.*)$")
+_OPERATOR = re.compile(r"^(.*)\[(.*)\](.*)$", re.DOTALL)
+_RANGE = re.compile(r"^([\d.:\-\s]+),([\d.:\-\s]+)$")
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+_DATE_FIELDS = ("date_add", "date_upd")
+Check = Callable[[Any], bool]
+
+
+@dataclass
+class Query:
+    display: str | list[str] = "minimum"
+    filters: list[tuple[str, str]] = field(default_factory=list)
+    sort: list[tuple[str, bool]] = field(default_factory=list)  # (field, descending)
+    limit: tuple[int, int | None] | None = None
+    date: bool = False
+
+
+def languages_of(store: Store, raw: str | None) -> list[int]:
+    """WebserviceRequest::filterLanguage: ``1``, ``[1|2]`` or a range ``[1,3]``; unknown ids
+    are dropped; none left is an error. Without the parameter: the active languages."""
+    table = store.tables["languages"]
+    active = [r.id for r in table.rows.values() if store.record("languages", r)["active"]]
+    if raw is None:
+        return active
+    if raw.isdigit():
+        wanted = [raw]
+    elif raw.startswith("[") and raw.endswith("]"):
+        inner = raw[1:-1]
+        if ("|" in inner) != ("," in inner):
+            if "|" in inner:
+                wanted = inner.split("|")
+            else:
+                bounds = inner.split(",")
+                if len(bounds) != 2:
+                    raise PSError(400, 78, "A range value for a language must contains only 2 values")
+                if not all(b.isdigit() for b in bounds):
+                    raise PSError(400, 80, "Language ID must be numeric")
+                wanted = [str(i) for i in range(int(bounds[0]), int(bounds[1]) + 1)]
+        else:
+            wanted = re.findall(r"\[(\d)+\]", raw)[:1]
+    else:
+        raise PSError(400, 79, "language value is wrong")
+    if not all(w.isdigit() for w in wanted):
+        raise PSError(400, 80, "Language ID must be numeric")
+    found = [int(w) for w in wanted if int(w) in table.rows]
+    if not found:
+        raise PSError(400, 81, "language is not available")
+    return found
+
+
+def parse(resource: str, params: Mapping[str, str], version: str) -> Query:
+    """The list parameters, checked in manageFilters' order (filters, display, sort, limit)."""
+    query = Query(date=params.get("date", "") not in ("", "0"))
+    fields = fields_of(resource, version)
+    i18n = I18N.get(resource, frozenset())
+    available = [f for f in fields if f not in i18n and (query.date or f not in _DATE_FIELDS)]
+    if query.date:
+        available += [f for f in _DATE_FIELDS if f not in available]
+    for key, value in params.items():
+        match = _FILTER.match(key)
+        if not match or match.group(1) in ("sort", "limit"):
+            continue
+        name, nested = match.groups()
+        if name not in available and name not in i18n:
+            if nested:
+                raise PSError(400, 31, "There is no existing linked table for this resource")
+            raise did_you_mean(400, 32, "This filter does not exist", name, available)
+        if value == "":
+            raise PSError(400, 33, f'The filter "{name}" is malformed.')
+        if name in DYNAMIC.get(resource, ()):
+            raise PSError(400, 34, f'The field "{name}" is dynamic. It is not possible to filter'
+                                   " GET query with this field.")
+        query.filters.append((name, value))
+    query.display = _display(params.get("display"), fields, resource)
+    if "sort" in params:
+        query.sort = _sort(params["sort"], available, i18n)
+    if "limit" in params:
+        parts = params["limit"].split(",")
+        if len(parts) > 2:
+            raise PSError(400, 39, 'The "limit" value has to be formed as this example: "5,25"'
+                                   ' or "10"')
+        numbers = [_php_int(p) for p in parts]
+        query.limit = (0, numbers[0]) if len(numbers) == 1 else (numbers[0], numbers[1])
+    return query
+
+
+def _php_int(text: str) -> int:
+    match = re.match(r"^\s*-?\d+", text)
+    return int(match.group()) if match else 0
+
+
+def _display(raw: str | None, fields: tuple[str, ...], resource: str) -> str | list[str]:
+    if raw is None or raw in ("full", "minimum"):
+        return raw or "minimum"
+    match = re.match(r"^\[(.*)\]$", raw)
+    if not match:
+        raise PSError(400, 36, "The 'display' syntax is wrong. You can set 'full' or"
+                               " '[field_1,field_2,field_3,...]'. These are available: "
+                      + ", ".join(fields))
+    wanted = [part.strip() for part in match.group(1).split(",") if part.strip()]
+    for name in wanted:
+        if name not in fields:
+            raise PSError(400, 35, f'Unable to display this field "{name}". However, these are'
+                                   " available: " + ", ".join(fields))
+    return wanted
+
+
+def _sort(raw: str, available: list[str], i18n: frozenset[str]) -> list[tuple[str, bool]]:
+    match = re.match(r"^\[(.*)\]$", raw)
+    out = []
+    for part in (match.group(1).split(",") if match else [raw]):
+        name, _, direction = part.rpartition("_")
+        if not name or direction.upper() not in ("ASC", "DESC"):
+            raise PSError(400, 37, 'The "sort" value has to be formed as this example:'
+                                   ' "field_ASC" or \'[field_1_DESC,field_2_ASC,field_3_ASC,'
+                                   '...]\' ("field" has to be an available field)')
+        if name not in available and name not in i18n:
+            raise PSError(400, 38, "Unable to filter by this field. However, these are available: "
+                          + ", ".join(available) + ", for i18n fields:" + ", ".join(sorted(i18n)))
+        out.append((name, direction.upper() == "DESC"))
+    return out
+
+
+# comparisons ---------------------------------------------------------------------------
+
+def _comparable(cell: Any, value: str, is_date: bool) -> tuple[Any, Any]:
+    if isinstance(cell, bool):
+        cell = int(cell)
+    if cell is None:
+        cell = ""
+    if is_date:
+        value = value.strip()
+        return cell, value + " 00:00:00" if len(value) == 10 else value
+    numeric = isinstance(cell, int | float) or (isinstance(cell, str) and _NUMBER.match(cell))
+    if numeric and _NUMBER.match(value.strip()):
+        return float(cell), float(value)
+    return str(cell).casefold(), value.casefold()
+
+
+def _like(pattern: str) -> re.Pattern[str]:
+    body = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
+    return re.compile(f"^{body}$", re.IGNORECASE | re.DOTALL)
+
+
+def condition(raw: str, is_date: bool) -> Check | None:
+    """getSQLRetrieveFilter as a predicate on one cell (None: no condition, as for an
+    operator PrestaShop does not know, like ``>=[…]``)."""
+
+    def cmp(cell: Any, value: str) -> int:
+        a, b = _comparable(cell, value, is_date)
+        return (a > b) - (a < b)
+
+    match = _OPERATOR.match(raw)
+    if not match:
+        return lambda cell: cmp(cell, raw) == 0
+    before, inner, after = match.groups()
+    if before == "%" or after == "%":
+        pattern = _like(before + inner + after)
+        return lambda cell: bool(pattern.match("" if cell is None else str(cell)))
+    if before == "" and after == "":
+        if inner.find("|") > 0:
+            values = inner.split("|")
+            return lambda cell: any(cmp(cell, v) == 0 for v in values)
+        bounds = _RANGE.match(inner)
+        if bounds:
+            low, high = bounds.group(1), bounds.group(2)
+            if _NUMBER.match(low.strip()) and _NUMBER.match(high.strip()):
+                low, high = sorted((low, high), key=lambda v: float(v))
+            else:
+                low, high = sorted((low, high))
+            return lambda cell: cmp(cell, low) >= 0 and cmp(cell, high) <= 0
+        return lambda cell: cmp(cell, inner) == 0
+    if before == ">":
+        return lambda cell: cmp(cell, inner) > 0
+    if before == "<":
+        return lambda cell: cmp(cell, inner) < 0
+    if before == "!":
+        values = inner.split("|")
+        return lambda cell: all(cmp(cell, v) != 0 for v in values)
+    return None
+
+
+# selection ------------------------------------------------------------------------------
+
+class Cells:
+    """A field's value for a row: from the row when the fake indexes it, else from the
+    built record (built once per request)."""
+
+    def __init__(self, store: Store, resource: str) -> None:
+        self.store, self.resource = store, resource
+        self.index = INDEX.get(resource, {})
+        self.built: dict[int, dict[str, Any]] = {}
+
+    def record(self, row: Row) -> dict[str, Any]:
+        if row.id not in self.built:
+            self.built[row.id] = self.store.record(self.resource, row)
+        return self.built[row.id]
+
+    def __call__(self, row: Row, name: str) -> Any:
+        if name == "id":
+            return row.id
+        if name == "date_upd":
+            return self.store.local_text(row.modified)
+        if name == "date_add":
+            return self.store.local_text(row.created)
+        if name in self.index:
+            return getattr(row, self.index[name])
+        return self.record(row).get(name)
+
+
+def _upd_view(store: Store, resource: str) -> tuple[list[Row], list[str]]:
+    table = store.tables[resource]
+
+    def build() -> tuple[list[Row], list[str]]:
+        keyed = sorted(((store.local_text(r.modified), r.id, r) for r in table.rows.values()),
+                       key=lambda t: (t[0], t[1]))
+        return [r for _, _, r in keyed], [k for k, _, _ in keyed]
+
+    return table.view("upd", build)
+
+
+def _candidates(store: Store, resource: str, query: Query) -> tuple[list[Row], str]:
+    """The rows worth testing and the order they come in ("id" or "upd")."""
+    rows = store.tables[resource].rows
+    for name, raw in query.filters:
+        match = _OPERATOR.match(raw)
+        if name == "id" and match and not match.group(1) and not match.group(3) \
+                and not _RANGE.match(match.group(2)):
+            ids = sorted({int(v) for v in match.group(2).split("|") if v.strip().isdigit()})
+            return [rows[i] for i in ids if i in rows], "id"
+    for name, raw in query.filters:
+        match = _OPERATOR.match(raw)
+        if name == "date_upd" and match and not match.group(3):
+            ordered, keys = _upd_view(store, resource)
+            before, inner = match.group(1), match.group(2)
+            bounds = _RANGE.match(inner)
+            if before == "" and bounds:
+                low, high = sorted(_full(v) for v in bounds.groups())
+                return ordered[bisect_left(keys, low):bisect_right(keys, high)], "upd"
+            if before == ">":
+                return ordered[bisect_right(keys, _full(inner)):], "upd"
+            if before == "<":
+                return ordered[:bisect_left(keys, _full(inner))], "upd"
+    return list(rows.values()), "id"
+
+
+def _full(value: str) -> str:
+    value = value.strip()
+    return value + " 00:00:00" if len(value) == 10 else value
+
+
+def _row_check(cells: Cells, name: str, check: Check,
+               languages: list[int] | None) -> Callable[[Row], bool]:
+    """``check`` on a row's field (a multilingual one matches in any language read)."""
+    if languages is None:
+        return lambda row: check(cells(row, name))
+    return lambda row: any(check(cells(row, name).get(lang, "")) for lang in languages)
+
+
+def select(store: Store, resource: str, query: Query, languages: list[int]) -> tuple[list[Row], Cells]:
+    """The rows of the requested page, in the requested order."""
+    dated = resource in DATED
+    names = [n for n, _ in query.filters] + [n for n, _ in query.sort]
+    if not dated and any(n in _DATE_FIELDS for n in names):
+        column = next(n for n in names if n in _DATE_FIELDS)
+        raise PSError(500, 3, f"[PHP Warning #2] Unknown column 'main.{column}' in 'where clause'")
+    cells = Cells(store, resource)
+    i18n = I18N.get(resource, frozenset())
+    checks: list[Callable[[Row], bool]] = []
+    for name, raw in query.filters:
+        check = condition(raw, name in _DATE_FIELDS)
+        if check is None:
+            continue
+        checks.append(_row_check(cells, name, check, languages if name in i18n else None))
+    candidates, order = _candidates(store, resource, query)
+    matched: Iterator[Row] = (r for r in candidates if all(c(r) for c in checks))
+    natural = {"id": [("id", False)], "upd": [("date_upd", False), ("id", False)]}[order]
+    wanted = query.sort or [("id", False)]
+    offset, count = query.limit or (0, None)
+    if wanted == natural or (order == "upd" and wanted == [("date_upd", False)]):
+        stop = None if count is None else offset + max(count, 0)
+        return list(islice(matched, offset, stop)), cells
+    rows = list(matched)
+    for name, descending in reversed(wanted):
+        def key(r: Row, n: str = name) -> Any:
+            value = cells(r, n)
+            if isinstance(value, I18n):
+                value = value.get(languages[0], "")
+            if isinstance(value, bool | int | float):
+                return (0, float(value), "")
+            return (1, 0.0, str(value or "").casefold() if n not in _DATE_FIELDS else str(value))
+        rows.sort(key=key, reverse=descending)
+    return rows[offset:None if count is None else offset + max(count, 0)], cells

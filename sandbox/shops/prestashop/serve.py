@@ -1,0 +1,26 @@
+"""Running the fake PrestaShop shop with uvicorn: ``python -m sandbox.shops.prestashop.serve``
+(the ``shopsync fake-shop prestashop`` command calls the same ``serve``)."""
+
+from __future__ import annotations
+
+from sandbox.serving import serve_app
+from sandbox.shops.prestashop.app import create_app
+from sandbox.shops.prestashop.settings import API_PREFIX, FakePrestaSettings
+
+
+def banner(settings: FakePrestaSettings, port: int) -> str:
+    return (f"shopsync fake-shop prestashop at http://{settings.host}:{port}{API_PREFIX}"
+            f" (PrestaShop {settings.ps_version}, key {settings.key}, timezone"
+            f" {settings.timezone}, {settings.languages} language(s))")
+
+
+def serve(settings: FakePrestaSettings) -> None:
+    """Generate the shop once the port is held, print the one banner line, serve."""
+    serve_app(lambda: create_app(settings), settings.host, settings.port,
+              lambda port: banner(settings, port))
+
+
+if __name__ == "__main__":
+    from sandbox.shops.prestashop.command import command
+
+    command()

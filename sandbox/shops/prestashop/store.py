@@ -1,0 +1,187 @@
+"""The fake shop's state: the generated rows, what tests changed, the clock, and the shop's
+time zone (every date shown is wall-clock time in it, as PrestaShop's MySQL columns are)."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sandbox.shops.prestashop import records, sales  # noqa: F401  (sales registers builders)
+from sandbox.shops.prestashop.data import Row, generate
+from sandbox.shops.prestashop.fields import DATED, INDEX, RESOURCES
+from sandbox.shops.prestashop.records import ZERO_DATE, I18n
+from sandbox.shops.prestashop.settings import FakePrestaSettings
+
+#: resources with a ``deleted`` flag: a soft delete sets it instead of removing the row
+SOFT_DELETABLE = frozenset({"customers", "addresses", "carriers", "order_states"})
+
+
+class Table:
+    """The rows of one resource, the fields tests patched, and sorted views kept until the
+    next change."""
+
+    def __init__(self, name: str, rows: list[Row]) -> None:
+        self.name = name
+        self.rows: dict[int, Row] = {r.id: r for r in sorted(rows, key=lambda r: r.id)}
+        self.patches: dict[int, dict[str, Any]] = {}
+        self._views: dict[str, Any] = {}
+
+    def view(self, key: str, build: Any) -> Any:
+        if key not in self._views:
+            self._views[key] = build()
+        return self._views[key]
+
+    def changed(self) -> None:
+        self._views.clear()
+
+
+class Store:
+    def __init__(self, settings: FakePrestaSettings) -> None:
+        self.settings = settings
+        self.seed = settings.seed
+        self.tz = ZoneInfo(settings.timezone)
+        abandoned = settings.abandoned_carts
+        generated = generate(settings.seed, customers=settings.customers,
+                             orders=settings.orders, products=settings.products,
+                             abandoned=settings.orders // 3 if abandoned is None else abandoned,
+                             languages=settings.languages)
+        self.tables = {name: Table(name, generated.rows.get(name, [])) for name in RESOURCES}
+        self.sellable = generated.sellable
+        self.titles = generated.titles
+        self.children: dict[int, list[int]] = defaultdict(list)
+        for combo in self.tables["combinations"].rows.values():
+            self.children[combo.parent].append(combo.id)
+        self.addresses_of: dict[int, list[int]] = defaultdict(list)
+        for addr in self.tables["addresses"].rows.values():
+            if addr.customer and not addr.flag:
+                self.addresses_of[addr.customer].append(addr.id)
+        self.webservice_enabled = True
+        self.frozen_now: int | None = None
+        self._offset = lru_cache(maxsize=65536)(self._utc_offset)
+
+    # time ------------------------------------------------------------------------------
+
+    def now(self) -> int:
+        return self.frozen_now if self.frozen_now is not None else int(time.time())
+
+    def _utc_offset(self, quarter: int) -> int:
+        # every zone changes offset on a quarter hour, so one lookup per quarter is exact
+        offset = datetime.fromtimestamp(quarter * 900, self.tz).utcoffset()
+        return int(offset.total_seconds()) if offset else 0
+
+    def local(self, epoch: int) -> int:
+        """The shop's wall-clock time of ``epoch``, as seconds of a naive timeline (what
+        MySQL stores and compares)."""
+        return epoch + self._offset(epoch // 900)
+
+    def local_text(self, epoch: int | None) -> str:
+        if not epoch:
+            return ZERO_DATE
+        return datetime.fromtimestamp(self.local(epoch), UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+    def dates(self, row: Row) -> dict[str, str]:
+        return {"date_add": self.local_text(row.created), "date_upd": self.local_text(row.modified)}
+
+    # records ---------------------------------------------------------------------------
+
+    def record(self, resource: str, row: Row) -> dict[str, Any]:
+        built = records.BUILDERS[resource](self, row)
+        for key, value in self.tables[resource].patches.get(row.id, {}).items():
+            old = built.get(key)
+            built[key] = I18n({**old, **value}) if isinstance(old, I18n) else value
+        return built
+
+    # changes made through the /__fake__ API ---------------------------------------------
+
+    def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
+        table = self.tables[resource]
+        row = table.rows[record_id]
+        if resource not in DATED:
+            raise ValueError(f"{resource} have no dates to touch")
+        row.modified = self.now() if at is None else at
+        table.changed()
+        return row
+
+    def patch(self, resource: str, record_id: int, fields: dict[str, Any], *,
+              bump: bool = True) -> Row:
+        """Change fields (``I18n`` ones as ``{language id: text}``); date_upd moves to now
+        unless ``bump`` is False, as ObjectModel::update does."""
+        table = self.tables[resource]
+        row = table.rows[record_id]
+        fields = {k: v for k, v in fields.items() if k not in ("id", "date_add", "date_upd")}
+        for field, column in INDEX.get(resource, {}).items():
+            if field in fields:
+                setattr(row, column, int(fields[field] or 0))
+        if resource == "products" and "active" in fields:
+            row.state = int(bool(fields["active"]))
+        if resource == "customers" and "deleted" in fields:
+            row.flag = 2 if fields["deleted"] else 0
+        saved = table.patches.setdefault(record_id, {})
+        for key, value in fields.items():
+            if isinstance(value, dict):
+                value = I18n({int(k): str(v) for k, v in value.items()})
+                old = saved.get(key)
+                saved[key] = I18n({**old, **value}) if isinstance(old, I18n) else value
+            else:
+                saved[key] = value
+        if bump and resource in DATED:
+            row.modified = self.now()
+        table.changed()
+        return row
+
+    def create(self, resource: str, fields: dict[str, Any]) -> Row:
+        table = self.tables[resource]
+        now = self.now()
+        new_id = max(table.rows, default=0) + 1
+        dated = resource in DATED
+        row = Row(new_id, now if dated else 0, now if dated else 0)
+        if resource == "orders":
+            cart_id = int(fields.pop("id_cart", 0) or 0)
+            if not cart_id:  # a new order comes with its own new cart
+                cart = self.create("carts", {"id_customer": fields.get("id_customer", 0)})
+                cart_id = cart.id
+            cart_row = self.tables["carts"].rows[cart_id]
+            row.parent, row.customer = cart_id, cart_row.customer
+            row.flag, row.extra, row.state = cart_row.flag, cart_row.extra, 2
+        elif resource == "carts":
+            row.flag, row.extra = 1, 1
+        elif resource == "customers":
+            row.parent, row.state, row.name = 1, 1, "New Customer"
+        elif resource == "products":
+            row.flag, row.state, row.parent, row.amount = 0, 1, 2, 1000
+            self.titles[new_id] = {1: f"New product {new_id}", 2: f"Nouveau produit {new_id}",
+                                   3: f"Neues Produkt {new_id}", 4: f"New product {new_id}"}
+        elif resource == "combinations":
+            row.parent = int(fields.get("id_product", 0))
+            row.extra = 101
+            self.children[row.parent].append(new_id)
+        elif resource == "categories":
+            row.parent = 2
+        table.rows[new_id] = row
+        table.changed()
+        return self.patch(resource, new_id, fields, bump=False) if fields else row
+
+    def delete(self, resource: str, record_id: int, *, soft: bool = False) -> None:
+        table = self.tables[resource]
+        row = table.rows[record_id]
+        if soft:
+            if resource not in SOFT_DELETABLE:
+                raise ValueError(f"{resource} have no deleted flag")
+            self.patch(resource, record_id, {"deleted": True})
+            if resource == "addresses":
+                row.flag = 1
+            return
+        del table.rows[record_id]
+        table.patches.pop(record_id, None)
+        if resource == "products":
+            for combo in self.children.pop(record_id, []):
+                self.tables["combinations"].rows.pop(combo, None)
+            self.tables["combinations"].changed()
+        table.changed()
+
+    def cart_ids_with_orders(self) -> set[int]:
+        return {o.parent for o in self.tables["orders"].rows.values()}

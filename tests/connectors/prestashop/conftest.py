@@ -1,0 +1,31 @@
+"""Fake PrestaShop shops for the connector tests, started as real subprocesses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from sandbox.shops.prestashop.launch import RunningFakeShop, start
+
+
+@pytest.fixture(scope="module")
+def shop() -> Iterator[RunningFakeShop]:
+    """The default fake shop (seed 0, 1.7, two languages, Paris), never changed."""
+    running = start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def start_shop() -> Iterator[Callable[..., RunningFakeShop]]:
+    """Start shops of one test (to change them, or with faults); all stop after the test."""
+    started: list[RunningFakeShop] = []
+
+    def _start(*args: str) -> RunningFakeShop:
+        started.append(start(*args))
+        return started[-1]
+
+    yield _start
+    for running in started:
+        running.stop()

@@ -20,55 +20,23 @@ import base64
 import logging
 import re
 import time
-from collections import Counter
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 import httpx
 import orjson
 from pydantic import SecretStr
 
+from connectors.http.redact import hide, unhide, wire_forms
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.prestashop.config import PrestaShopConfig
 
 log = logging.getLogger("shopsync.sources.prestashop")
 USER_AGENT = "shopsync/0.1 (PrestaShop source connector)"
-_HTTP_LOGGERS = ("httpx", "httpcore.connection", "httpcore.http11", "httpcore.http2",
-                 "httpcore.proxy")
-_HIDDEN = "**********"
 _PHP_MESSAGES = re.compile(rb"^\s*(?:<br\s*/?>\s*)?(?:<b>[^<]*</b>:.*?<br\s*/?>\s*)+", re.DOTALL)
 _AUTH_HINT = ("the webservice got no key: is the Authorization header stripped on its way to"
               " PHP (Apache CGI/FastCGI)? add `CGIPassAuth On` on the server, or set"
               " connection.options.ws_key_in_query: true")
-
-
-class _Redact(logging.Filter):
-    """Blanks registered keys out of the HTTP libraries' log records."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: Counter[str] = Counter()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if self.secrets:
-            message = record.getMessage()
-            if any(secret in message for secret in self.secrets):
-                for secret in self.secrets:
-                    message = message.replace(secret, _HIDDEN)
-                record.msg, record.args = message, None
-        return True
-
-
-_REDACT = _Redact()
-for _name in _HTTP_LOGGERS:
-    logging.getLogger(_name).addFilter(_REDACT)
-
-
-def _forms(key: SecretStr) -> list[str]:
-    raw = key.get_secret_value()
-    basic = base64.b64encode(f"{raw}:".encode()).decode()
-    return [form for form in {raw, quote(raw, safe=""), quote_plus(raw), basic} if form]
 
 
 class PrestaShopApiError(SourceError):
@@ -153,8 +121,8 @@ class PrestaShopClient:
         self.pacer = Pacer(config.requests_per_second)
         self.requests = 0
         self.ps_version: str | None = None
-        self._hidden = _forms(config.key)
-        _REDACT.secrets.update(self._hidden)
+        self._hidden = wire_forms(config.key, basic_user=config.key)
+        hide(self._hidden)
         inner = transport or httpx.AsyncHTTPTransport(
             limits=httpx.Limits(max_connections=16, max_keepalive_connections=16))
         self._http = httpx.AsyncClient(
@@ -171,8 +139,7 @@ class PrestaShopClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
-        _REDACT.secrets.subtract(self._hidden)
-        _REDACT.secrets += Counter()  # drops the ones no client uses any more
+        unhide(self._hidden)
         self._hidden = []
 
     async def get(self, path: str, params: dict[str, Any] | None = None) -> Any:

@@ -17,52 +17,20 @@ from __future__ import annotations
 
 import base64
 import logging
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 import httpx
 import orjson
 from pydantic import SecretStr
 
+from connectors.http.redact import hide, unhide, wire_forms
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.woocommerce.config import WooCommerceConfig
 
 log = logging.getLogger("shopsync.sources.woocommerce")
 USER_AGENT = "shopsync/0.1 (WooCommerce source connector)"
-
-
-_HTTP_LOGGERS = ("httpx", "httpcore.connection", "httpcore.http11", "httpcore.http2",
-                 "httpcore.proxy")
-_HIDDEN = "**********"
-
-
-class _Redact(logging.Filter):
-    """Blanks registered credentials out of the HTTP libraries' log records."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: Counter[str] = Counter()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if self.secrets:
-            message = record.getMessage()
-            if any(secret in message for secret in self.secrets):
-                for secret in self.secrets:
-                    message = message.replace(secret, _HIDDEN)
-                record.msg, record.args = message, None
-        return True
-
-    def forms(self, *values: SecretStr) -> list[str]:
-        raw = [v.get_secret_value() for v in values]
-        return [form for r in raw if r for form in {r, quote(r, safe=""), quote_plus(r)}]
-
-
-_REDACT = _Redact()
-for _name in _HTTP_LOGGERS:
-    logging.getLogger(_name).addFilter(_REDACT)
 
 
 class WooCommerceApiError(SourceError):
@@ -135,8 +103,8 @@ class WooClient:
     ) -> None:
         self.base_url = config.base_url
         self.retry = retry or RetryPolicy()
-        self._hidden = _REDACT.forms(config.consumer_key, config.consumer_secret)
-        _REDACT.secrets.update(self._hidden)
+        self._hidden = wire_forms(config.consumer_key, config.consumer_secret)
+        hide(self._hidden)
         inner = transport or httpx.AsyncHTTPTransport(
             limits=httpx.Limits(max_connections=16, max_keepalive_connections=16))
         self._http = httpx.AsyncClient(
@@ -153,8 +121,7 @@ class WooClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
-        _REDACT.secrets.subtract(self._hidden)
-        _REDACT.secrets += Counter()  # drops the ones no client uses any more
+        unhide(self._hidden)
         self._hidden = []
 
     async def get(self, path: str, params: dict[str, Any] | None = None) -> WooPage:

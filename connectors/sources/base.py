@@ -94,9 +94,10 @@ class ReportsDeletions(Protocol):
     """Optional: a connector whose platform says what was deleted (a deletion log, a
     ``deleted`` flag, a trash status) implements this; the engine calls it when present."""
 
-    async def deleted_ids(self, stream: str, *, since: datetime | None) -> list[str]:
+    async def deleted_ids(self, stream: str, *, since: datetime | None) -> list[str] | None:
         """Ids (as in ``position().record_id``) of records of ``stream`` deleted since
-        ``since`` (all known deletions when None)."""
+        ``since`` (all known deletions when None); None when the platform keeps no log for
+        this stream (the caller then compares id sets)."""
 
 
 class ListsIds(Protocol):

@@ -43,9 +43,10 @@ async def reported_deletions(connector: SourceConnector, stream: str,
                              since: datetime | None) -> set[str] | None:
     """What the platform says is gone (a log, or an id-set comparison); None if it can't."""
     deleted = getattr(connector, "deleted_ids", None)
-    if deleted is not None:
-        return set(await deleted(stream, since=since))
-    return None
+    if deleted is None:
+        return None
+    found = await deleted(stream, since=since)  # None: no log for this stream
+    return None if found is None else set(found)
 
 
 async def present_ids(connector: SourceConnector, stream: str) -> set[str] | None:

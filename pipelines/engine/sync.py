@@ -258,7 +258,8 @@ class StreamSync:
                 report.add(resource, "unchanged" if entry.status in SETTLED
                            else entry.status.value)
                 continue
-            reasons = validate_item(model, mapped.item)
+            # a connector that could not read a record says why; else the item model does
+            reasons = list(mapped.item.get("_errors") or ()) or validate_item(model, mapped.item)
             if reasons:
                 report.add(resource, "quarantined")
                 outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,

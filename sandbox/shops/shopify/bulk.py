@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from graphql import FieldNode
 
 from sandbox.shops.shopify.data import BASE
 from sandbox.shops.shopify.executor import (
@@ -121,31 +120,29 @@ def _invalid(message: str) -> dict[str, Any]:
     return _payload(None, [{"field": ["query"], "message": message, "code": "INVALID"}])
 
 
-def _check_shape(ctx: Context, root: FieldNode) -> str | None:
-    connections, depth = 0, 0
+def _shape(ctx: Context, selection_set: Any) -> tuple[int, int]:
+    """(connections, depth of connections) in a selection."""
+    count, depth = 0, 0
+    for f in fields(ctx, selection_set, None):
+        if f.selection_set is None:
+            continue
+        if is_connection(ctx, f):
+            inner = [_shape(ctx, s) for s in node_selection(ctx, f)]
+            count += 1 + sum(c for c, _ in inner)
+            depth = max(depth, 1 + max((d for _, d in inner), default=0))
+        else:
+            c, d = _shape(ctx, f.selection_set)
+            count, depth = count + c, max(depth, d)
+    return count, depth
 
-    def walk(node: FieldNode, level: int) -> None:
-        nonlocal connections, depth
-        for f in fields(ctx, node.selection_set, None):
-            if f.selection_set is not None and is_connection(ctx, f):
-                connections += 1
-                depth = max(depth, level + 1)
-                for inner in node_selection(ctx, f):
-                    for g in fields(ctx, inner, None):
-                        if g.selection_set is not None:
-                            walk(g, level + 1)
-            elif f.selection_set is not None:
-                walk(f, level)
 
-    connections += 1
-    for inner in node_selection(ctx, root):
-        for g in fields(ctx, inner, None):
-            if g.selection_set is not None:
-                walk(g, 0)
+def _check_shape(ctx: Context, document: Any) -> str | None:
+    connections, depth = _shape(ctx, document.definitions[0].selection_set)
     if connections > MAX_CONNECTIONS:
         return f"Bulk queries cannot contain more than {MAX_CONNECTIONS} connections."
-    if depth > MAX_DEPTH:
-        return f"Bulk queries cannot contain connections with a nesting depth greater than {MAX_DEPTH}."
+    if depth - 1 > MAX_DEPTH:
+        return ("Bulk queries cannot contain connections with a nesting depth greater than"
+                f" {MAX_DEPTH}.")
     return None
 
 
@@ -184,7 +181,7 @@ def run_query(ctx: Context, text: str) -> dict[str, Any]:
     if len(roots) != 1 or roots[0].name.value not in CONNECTIONS or not is_connection(ctx, roots[0]):
         return _invalid("Bulk queries must contain at least one connection.")
     root = roots[0]
-    problem = _check_shape(ctx, root)
+    problem = _check_shape(ctx, document)
     if problem:
         return _invalid(problem)
     running = [op for op in store.bulk.values() if (op.refresh(store.now()) or op.status in ACTIVE)]

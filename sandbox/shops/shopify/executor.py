@@ -32,7 +32,6 @@ from graphql.pyutils import Undefined
 from graphql.utilities import value_from_ast_untyped
 
 from sandbox.shops.shopify.data import Row
-from sandbox.shops.shopify.search import SearchError, parse_search
 from sandbox.shops.shopify.store import Store
 
 MAX_PAGE = 250
@@ -146,7 +145,7 @@ def page_size(ctx: Context, node: FieldNode, path: list[Any]) -> int:
 def requested_cost(ctx: Context, selection_set: SelectionSetNode | None,
                    path: list[Any]) -> int:
     """What a selection may cost at most: fragments on different types count as the dearest."""
-    total, by_type = 0, {}
+    total, by_type = 0, dict[str, int]()
     for selection in selection_set.selections if selection_set else ():
         if isinstance(selection, FieldNode):
             total += _field_cost(ctx, selection, path)
@@ -155,6 +154,7 @@ def requested_cost(ctx: Context, selection_set: SelectionSetNode | None,
             condition = selection.type_condition.name.value if selection.type_condition else ""
             inner = selection.selection_set
         else:
+            assert isinstance(selection, FragmentSpreadNode)
             fragment = ctx.fragments.get(selection.name.value)
             if fragment is None:
                 raise QueryError(f"Fragment {selection.name.value} was used, but not defined",

@@ -64,12 +64,10 @@ def _ref(typename: str, resource: str, record_id: int, **fields: Any) -> dict[st
 
 
 def _customer_ref(store: Store, customer_id: int) -> dict[str, Any] | None:
-    if not customer_id:
-        return None
-    first, last, email = customer_core(store.seed, customer_id)
-    return _ref("Customer", "customers", customer_id, firstName=first, lastName=last,
-                email=email, displayName=f"{first} {last}",
-                defaultEmailAddress={"__typename": "CustomerEmailAddress", "emailAddress": email})
+    """The customer an order or checkout points at: the full record (any field of a
+    Customer can be asked through it), None for guests and deleted customers."""
+    row = store.tables["customers"].rows.get(customer_id) if customer_id else None
+    return None if row is None else store.customer_record(row)
 
 
 def _picks(store: Store, rng: Any, count: int) -> list[tuple[Any, tuple[int, str, int, str], int]]:
@@ -106,8 +104,8 @@ def order(store: Store, row: Row) -> dict[str, Any]:
     rng = rng_for(store.seed, "orders", row.id)
     index = row.id - BASE["orders"] - 1
     customer = _customer_ref(store, row.customer)
-    if customer:
-        first, last, email = customer["firstName"], customer["lastName"], customer["email"]
+    if row.customer:
+        first, last, email = customer_core(store.seed, row.customer)
     else:
         first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
         email = f"{names.ascii_part(first, 'guest')}.{row.id % 100000}@example.net"
@@ -128,7 +126,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
     items_total = subtotal - discount
     ship = 0 if items_total >= 5000 or not picks else 490
     total = items_total + ship
-    tax = sum(_tax_in(int(round(float(li["discountedTotalSet"]["shopMoney"]["amount"]) * 100)))
+    tax = sum(_tax_in(round(float(li["discountedTotalSet"]["shopMoney"]["amount"]) * 100))
               for li in lines) + _tax_in(ship)
     cancelled = row.status == "VOIDED"
     refunded = total if row.status == "REFUNDED" else total // 3 if row.status == "PARTIALLY_REFUNDED" else 0
@@ -157,7 +155,10 @@ def order(store: Store, row: Row) -> dict[str, Any]:
         "customer": customer, "billingAddress": dict(ship_to), "shippingAddress": ship_to,
         "shippingLine": {"__typename": "ShippingLine", "title": "Colissimo",
                          "code": "colissimo-home", "source": "shopify",
-                         "carrierIdentifier": None, "originalPriceSet": bag(store, ship)}
+                         "carrierIdentifier": None, "originalPriceSet": bag(store, ship),
+                         "taxLines": [{"__typename": "TaxLine", "title": "TVA", "rate": VAT,
+                                       "ratePercentage": VAT * 100,
+                                       "priceSet": bag(store, _tax_in(ship))}]}
         if picks else None,
         "lineItems": lines,
     }

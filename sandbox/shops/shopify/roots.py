@@ -95,9 +95,14 @@ def record_of_gid(store: Store, text: Any) -> dict[str, Any] | None:
         return None
     if parts[3] == "BulkOperation":
         operation = store.bulk.get(int(parts[4]))
-        return None if operation is None else operation.record()
+        if operation is None:
+            return None
+        operation.refresh(store.now())
+        return operation.record()
     resource = GID_TYPES.get(parts[3])
-    row = store.tables[resource].rows.get(int(parts[4])) if resource else None
+    if resource is None:
+        return None
+    row = store.tables[resource].rows.get(int(parts[4]))
     return None if row is None else store.record(resource, row)
 
 
@@ -130,8 +135,8 @@ def resolve_query_field(ctx: Context, node: FieldNode) -> Any:
             search = parse_search(args.get("query"), resource, store.tz)
         except SearchError as exc:
             raise QueryError(f"Invalid search query: {exc}", "BAD_REQUEST", node, path) from None
-        rows = store.tables[resource].rows.values()
-        n = sum(1 for r in rows if search.predicate is None or search.predicate(r))
+        n = sum(1 for r in store.tables[resource].rows.values()
+                if search.predicate is None or search.predicate(r))
         limit = args.get("limit", 10000) if "limit" in args else 10000
         count = {"__typename": "Count", "count": n if limit is None else min(n, limit),
                  "precision": "AT_LEAST" if limit is not None and n > limit else "EXACT"}

@@ -19,7 +19,7 @@ from sandbox.shops.shopify.store import parse_time
 
 Predicate = Callable[[Row], bool]
 _TOKEN = re.compile(r"""\s*(\(|\)|"[^"]*"|'[^']*'|[^\s()]+)""")
-_TERM = re.compile(r"""^(-?)([a-z_]+):(<=|>=|<|>)?(.*)$""", re.S)
+_TERM = re.compile(r"""^(-?)([a-z_]+):(<=|>=|<|>)?(.*)$""", re.DOTALL)
 
 #: per resource: search field -> (row attribute or getter, kind)
 _DATE = "date"

@@ -82,6 +82,7 @@ class Store:
         self.bulk_faults: list[str] = []  # failures the next bulk operations meet (bulk.py)
         self.version = 0  # bumped by every change, so sorted views can be cached
         self._sorted: dict[tuple[str, str], tuple[int, list[Row]]] = {}
+        self._customers: dict[int, tuple[int, dict[str, Any]]] = {}
         self._totals()
 
     def sorted_rows(self, resource: str, sort_key: str, value: Any) -> list[Row]:
@@ -110,6 +111,14 @@ class Store:
             return None
         return {"__typename": "Collection", "id": f"gid://shopify/Collection/{row.id}",
                 "legacyResourceId": str(row.id), "handle": row.kind, "title": row.name}
+
+    def customer_record(self, row: Row) -> dict[str, Any]:
+        """A customer's record, cached until the next change (orders embed it)."""
+        cached = self._customers.get(row.id)
+        if cached is None or cached[0] != self.version:
+            cached = (self.version, self.record("customers", row))
+            self._customers[row.id] = cached
+        return cached[1]
 
     def record(self, resource: str, row: Row) -> dict[str, Any]:
         built = records.BUILDERS[resource](self, row)
@@ -197,7 +206,7 @@ def parse_time(text: str, tz: ZoneInfo) -> int:
     as Shopify's search reads it."""
     from datetime import datetime
 
-    value = datetime.fromisoformat(text.strip().replace(" ", "T").replace("Z", "+00:00"))
+    value = datetime.fromisoformat(text.strip().replace(" ", "T"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=tz)
     return int(value.timestamp())

@@ -1,0 +1,80 @@
+"""Shopify (Admin GraphQL API): the shop's URL, an access token by environment variable, and
+connector options (``api_version`` first of all) under ``connection.options``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+
+if TYPE_CHECKING:
+    from connectors.sources.base import SourceConnector
+    from pipelines.engine.config import Source
+
+#: ``connection.options`` a source may set (fields of ShopifyConfig)
+OPTIONS = ("api_version", "page_size", "nested_page_size", "bulk_threshold",
+           "bulk_window_records", "sort_window_records", "bulk_poll_interval",
+           "bulk_poll_max_interval", "bulk_timeout", "max_throttle_wait", "timeout",
+           "connect_timeout")
+
+
+def open_connector(source: Source, env: Env) -> SourceConnector:
+    from connectors.sources.shopify import ShopifyConnector
+    from pipelines.engine.secrets import secret_from
+
+    options: dict[str, Any] = {"page_size": source.tuning.page_size, **source.connection.options}
+    return ShopifyConnector(
+        source.connection.url or "",
+        secret_from(env, source.connection.token_env,
+                    f"sources.{source.name}.connection.token_env"),
+        **options,
+    )
+
+
+def mapping():  # type: ignore[no-untyped-def]
+    from pipelines.engine.mappings.shopify import ShopifyMapping
+
+    return ShopifyMapping()
+
+
+def check(source: Source) -> list[str]:
+    from pydantic import ValidationError
+
+    from connectors.sources.shopify import ShopifyConfig
+
+    problems = []
+    connection = source.connection
+    if not connection.url:
+        problems.append("connection.url: the shop's address is required, like"
+                        " https://my-shop.myshopify.com")
+    if not connection.token_env:
+        problems.append("connection.token_env: name the environment variable holding the Admin"
+                        " API access token (shpat_…)")
+    unknown = sorted(set(connection.options) - set(OPTIONS))
+    if unknown:
+        problems.append(f"connection.options: unknown {', '.join(unknown)}; known: {', '.join(OPTIONS)}")
+    if connection.url and not unknown:
+        try:
+            ShopifyConfig.model_validate({"shop_url": connection.url, "access_token": "x",
+                                          **connection.options})
+        except ValidationError as exc:
+            for err in exc.errors(include_url=False):
+                field = "url" if err["loc"] == ("shop_url",) else f"options.{err['loc'][0]}"
+                problems.append(f"connection.{field}: {str(err['msg']).removeprefix('Value error, ')}")
+    return problems
+
+
+register(Platform(
+    name="shopify",
+    open_connector=open_connector,
+    mapping=mapping,
+    check=check,
+    demo=DemoSpec(
+        command=("fake-shop", "shopify"),
+        banner=r"shopify at (http://\S+?)/admin/api",
+        connection=lambda url: {"url": url, "token_env": "SHOPSYNC_DEMO_SHOPIFY_TOKEN",
+                                # bulk operations from 100 records: the demo shows them at work
+                                "options": {"bulk_poll_interval": 0.2, "bulk_threshold": 100}},
+        env={"SHOPSYNC_DEMO_SHOPIFY_TOKEN": "shpat_shopsync_fake"},
+    ),
+))

@@ -1,0 +1,59 @@
+"""``shopsync fake-shop shopify``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command("shopify")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8789, show_default=True, type=int,
+              help="Port to listen on (0: a free port, printed in the banner).")
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="Seed of the generated data (and of the injected faults).")
+@click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0))
+@click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0))
+@click.option("--products", default=30, show_default=True, type=click.IntRange(min=0))
+@click.option("--checkouts", default=None, type=click.IntRange(min=0),
+              help="Abandoned checkouts (default: a quarter of the orders).")
+@click.option("--timezone", default="Europe/Paris", show_default=True,
+              help="The shop's timezone: search dates without an offset are read in it.")
+@click.option("--bucket-size", default=2000.0, show_default=True,
+              type=click.FloatRange(min=0, min_open=True),
+              help="The app's cost bucket, in points (Standard plan: 2000).")
+@click.option("--restore-rate", default=100.0, show_default=True,
+              type=click.FloatRange(min=0, min_open=True),
+              help="Points restored per second (Standard 100, Advanced 200, Plus 1000).")
+@click.option("--max-query-cost", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="The most one query may request before MAX_COST_EXCEEDED.")
+@click.option("--bulk-latency", default=0.3, show_default=True, type=click.FloatRange(min=0),
+              help="Seconds before a bulk operation runs.")
+@click.option("--bulk-objects-per-second", default=5000.0, show_default=True,
+              type=click.FloatRange(min=0, min_open=True),
+              help="How fast a bulk operation writes its JSONL.")
+@click.option("--bulk-concurrency", default=1, show_default=True, type=click.IntRange(1, 5),
+              help="Bulk query operations an app may run at once (5 from API 2026-01).")
+@click.option("--fault-rate", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+              help="Share of API requests answered 502, 503, 500 or INTERNAL_SERVER_ERROR.")
+@click.option("--retry-after", default=1, show_default=True, type=click.IntRange(min=0),
+              metavar="SECONDS", help="Retry-After of injected 503 answers.")
+@click.option("--token", default="shpat_shopsync_fake", show_default=True,
+              help="The Admin API access token the fake accepts.")
+def command(**options: object) -> None:
+    """Serve a fake Shopify shop: the Admin GraphQL API at /admin/api/VERSION/graphql.json
+    (X-Shopify-Access-Token shpat_shopsync_fake) plus /__fake__ to change records."""
+    from pydantic import ValidationError
+
+    from sandbox.shops.shopify.serve import serve
+    from sandbox.shops.shopify.settings import FakeShopifySettings
+
+    try:
+        settings = FakeShopifySettings.model_validate(options)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            where = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
+            click.echo(f"error: {where}: {str(err['msg']).removeprefix('Value error, ')}", err=True)
+        sys.exit(2)
+    serve(settings)

@@ -1,0 +1,25 @@
+"""Running the fake Shopify shop with uvicorn: ``python -m sandbox.shops.shopify.serve``
+(the ``shopsync fake-shop shopify`` command calls the same ``serve``)."""
+
+from __future__ import annotations
+
+from sandbox.serving import serve_app
+from sandbox.shops.shopify.app import create_app
+from sandbox.shops.shopify.settings import FakeShopifySettings
+
+
+def banner(settings: FakeShopifySettings, port: int) -> str:
+    return (f"shopsync fake-shop shopify at http://{settings.host}:{port}"
+            f"/admin/api/{{version}}/graphql.json (access token {settings.token})")
+
+
+def serve(settings: FakeShopifySettings) -> None:
+    """Generate the shop once the port is held, print the one banner line, serve."""
+    serve_app(lambda: create_app(settings), settings.host, settings.port,
+              lambda port: banner(settings, port))
+
+
+if __name__ == "__main__":
+    from sandbox.shops.shopify.command import command
+
+    command()

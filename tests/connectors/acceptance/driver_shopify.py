@@ -1,0 +1,56 @@
+"""The Shopify fake and connector, for the acceptance suite.
+
+The cost bucket is made large for the ordinary cases (paged reads cost points; the suite
+tests reading, not waiting) and small for ``rate_limit``: ``R`` requests per second become a
+bucket of ``50·R`` points refilled at ``50·R`` points per second, so pages wait for it and a
+page dearer than it is made smaller. Bulk operations are off: the suite walks pages, where
+ties cross page boundaries (the connector's own tests cover bulk reads)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+
+from connectors.http.retry import RetryPolicy
+from connectors.sources.shopify import ShopifyConnector
+from sandbox.shops.shopify.launch import RunningFakeShopify, attach, launch
+
+
+@dataclass
+class Handle:
+    shop: RunningFakeShopify
+    stream: str
+    page_size: int
+
+    def connector(self, *, bad_credentials: bool = False,
+                  retry: RetryPolicy | None = None) -> ShopifyConnector:
+        token = "shpat_wrong" if bad_credentials else self.shop.token
+        return ShopifyConnector(self.shop.root, token, page_size=self.page_size, retry=retry,
+                                bulk_threshold=0)
+
+    def ids(self) -> set[str]:
+        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids",
+                         headers={"X-Shopify-Access-Token": self.shop.token}).json()
+        return {str(i) for i in body["ids"]}
+
+    def stop(self) -> None:
+        self.shop.stop()
+
+
+class Driver:
+    platform = "shopify"
+    stream = "orders"
+
+    def start(self, *, size: int = 120, empty: bool = False, rate_limit: float | None = None,
+              fault_rate: float = 0.0, page_size: int = 20, seed: int = 1) -> Handle:
+        args = ["--orders", "0" if empty else str(size), "--customers", "0" if empty else "10",
+                "--products", "0" if empty else "5", "--seed", str(seed)]
+        points = 50 * rate_limit if rate_limit else 1_000_000
+        args += ["--bucket-size", str(points), "--restore-rate", str(points)]
+        if fault_rate:
+            args += ["--fault-rate", str(fault_rate), "--retry-after", "0"]
+        return Handle(attach(launch(*args)), self.stream, page_size)
+
+
+DRIVER = Driver()

@@ -1,0 +1,199 @@
+"""The sync engine end to end: a fake Shopify shop → the sandbox, over real HTTP, with a real
+SQLite state store. Orders come through a bulk operation (the window holds more than the
+source's ``bulk_threshold``), the other streams through paged queries."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from connectors.marketing.items import validate_item
+from connectors.marketing.resources import SYNC_RESOURCES
+from connectors.sources.shopify import ShopifyConnector
+from pipelines.engine.config import Config, ConfigError, parse_config
+from pipelines.engine.mappings import mapping_for
+from pipelines.engine.mappings.base import MappingContext
+from pipelines.engine.runner import SourceRunner
+from pipelines.engine.state import ItemStatus, StateStore
+from pipelines.engine.sync import SETTLE
+from sandbox.shops.shopify.launch import RunningFakeShopify, attach, launch
+
+SOURCE = "shop"
+OPTIONS = {"bulk_threshold": 40, "bulk_poll_interval": 0.05}
+
+
+@pytest.fixture
+def shop() -> Iterator[RunningFakeShopify]:
+    running = attach(launch("--orders", "80", "--customers", "25", "--products", "12",
+                            "--seed", "5", "--bucket-size", "50000", "--restore-rate", "50000",
+                            "--bulk-latency", "0.05"))
+    yield running
+    running.stop()
+
+
+@dataclass
+class Setup:
+    config: Config
+    env: dict[str, str]
+    state: StateStore
+    api: httpx.Client
+    stats_url: str
+    shop: RunningFakeShopify
+
+    def run(self, **kwargs: Any) -> list[Any]:
+        runner = SourceRunner(self.config, self.config.sources[0], self.state, self.env)
+        return asyncio.run(runner.run(**kwargs))
+
+    def stats(self) -> dict[str, Any]:
+        return self.api.get(self.stats_url).json()["data"]
+
+    def listed(self, route: str) -> list[dict[str, Any]]:
+        return self.api.get(route, params={"limit": 1000}).json()["data"]
+
+
+def make_setup(sandbox, shop, tmp_path, fresh_key, **source: Any) -> Setup:
+    key = fresh_key()
+    config = parse_config({
+        "destination": {"base_url": sandbox.base_url, "api_key_env": "T_API_KEY"},
+        "sources": [{
+            "name": SOURCE, "platform": "shopify",
+            "connection": {"url": shop.root, "token_env": "T_SHOPIFY_TOKEN", "options": OPTIONS},
+            "data_source": {"label": "Shopify test"}, "lookback_seconds": 0, **source,
+        }],
+    })
+    env = {"T_API_KEY": key, "T_SHOPIFY_TOKEN": shop.token}
+    state = StateStore(f"sqlite:///{tmp_path / 'state.db'}")
+    return Setup(config, env, state, sandbox.client(key), sandbox.root + "/_sandbox/stats", shop)
+
+
+@pytest.fixture
+def setup(sandbox, shop, tmp_path, fresh_key) -> Iterator[Setup]:
+    made = make_setup(sandbox, shop, tmp_path, fresh_key)
+    yield made
+    made.state.close()
+
+
+def expected_items(setup: Setup, stream: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """What the shop's records become, read straight from the shop: resource -> key -> item."""
+    mapping = mapping_for("shopify")
+    context = MappingContext(setup.shop.root, "en", "EUR", None)
+
+    async def read() -> list[dict[str, Any]]:
+        async with ShopifyConnector(setup.shop.root, setup.shop.token, bulk_threshold=0) as c:
+            return [r async for page in c.read(stream) for r in page]
+
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for record in asyncio.run(read()):
+        for resource, item in mapping.map(stream, record, context):
+            if not validate_item(SYNC_RESOURCES[resource].model, item):
+                key = "|".join(str(item[f]) for f in SYNC_RESOURCES[resource].key_fields)
+                out.setdefault(resource, {})[key] = item
+    return out
+
+
+def without_nulls(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if v is not None}
+
+
+ROUTES = {"customers": "/customers", "products": "/products", "categories": "/products-categories",
+          "vouchers": "/vouchers", "statuses": "/orders-statuses",
+          "manufacturers": "/products-manufacturers", "carts": "/carts"}
+
+
+def test_a_full_sync_leaves_the_destination_equal_to_the_mapped_source(setup):
+    setup.run()
+    for stream, resource in (("customers", "customers"), ("products", "products"),
+                             ("categories", "categories"), ("vouchers", "vouchers"),
+                             ("statuses", "statuses"), ("manufacturers", "manufacturers"),
+                             ("carts", "carts")):
+        stored = {"|".join(str(row[f]) for f in SYNC_RESOURCES[resource].key_fields): row
+                  for row in setup.listed(ROUTES[resource])}
+        expected = expected_items(setup, stream)[resource]
+        assert set(stored) == set(expected), resource
+        for key, item in expected.items():
+            row = stored[key]
+            assert {f: row.get(f) for f in without_nulls(item)} == without_nulls(item), key
+
+
+def test_orders_arrive_through_a_bulk_operation_field_by_field(setup):
+    reports = setup.run()
+    orders = {o["order_id"]: o for o in setup.listed("/orders")}
+    expected = expected_items(setup, "orders")["orders"]
+
+    assert set(orders) == set(expected)
+    for order_id, item in expected.items():
+        for field in ("amount", "amount_without_tax", "currency", "status_id", "reference",
+                      "shipping_costs", "shipping_costs_without_tax", "is_confirmed",
+                      "created_at"):
+            assert orders[order_id][field] == item[field], (order_id, field)
+    assert setup.shop.fake().get("/stats").json()["bulk_operations"] == 1
+    quarantined = setup.state.entries(SOURCE, "orders", {ItemStatus.QUARANTINED})
+    reasons = {reason for entry in quarantined for reason in entry.errors}
+    assert "customer.email: 'not-an-email' is not a well-formed email address" in reasons
+    order_report = next(r for r in reports if r.stream == "orders")
+    assert order_report.counts["orders"]["quarantined"] == len(quarantined)
+
+
+def test_a_second_run_with_no_change_sends_nothing(setup):
+    setup.run()
+    accepted_before = {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()}
+
+    again = setup.run()
+
+    assert sum(r.total("pushed") for r in again) == 0
+    assert {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()} == accepted_before
+
+
+def test_the_next_run_sends_only_what_changed(setup):
+    setup.run()
+    fake = setup.shop.fake()
+    order_ids = fake.get("/orders/ids").json()["ids"]
+    fake.post(f"/orders/{order_ids[0]}/touch")  # a new change time alone: nothing to send
+    fake.put(f"/orders/{order_ids[1]}", json={"displayFinancialStatus": "REFUNDED"})
+    created = fake.post("/orders", json={}).json()
+    customer_ids = fake.get("/customers/ids").json()["ids"]
+    fake.put(f"/customers/{customer_ids[1]}", json={"firstName": "Renamed"})
+    time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
+
+    again = {r.stream: r for r in setup.run()}
+
+    assert again["orders"].counts["orders"]["pushed"] == 2
+    assert again["customers"].counts["customers"]["pushed"] == 1
+    assert sum(r.total("pushed") for r in again.values()) == 3
+    stored = {o["order_id"]: o for o in setup.listed("/orders")}
+    assert stored[str(order_ids[1])]["status_id"] == "REFUNDED"
+    assert created["legacyResourceId"] in stored
+
+
+def test_a_missing_token_names_the_environment_variable(setup):
+    setup.env.pop("T_SHOPIFY_TOKEN")
+    with pytest.raises(ConfigError) as caught:
+        setup.run()
+    assert caught.value.problems == [
+        ("sources.shop.connection.token_env: the environment variable T_SHOPIFY_TOKEN is not"
+         " set — export it")]
+
+
+def test_the_configuration_is_checked_for_shopify(sandbox, shop, tmp_path, fresh_key):
+    with pytest.raises(ConfigError) as caught:
+        make_setup(sandbox, shop, tmp_path, fresh_key,
+                   connection={"url": "http://shop.example", "options": {"api_version": "2025-13",
+                                                                         "colour": "blue"}})
+    assert caught.value.problems == [
+        ("sources[0].connection.token_env: name the environment variable holding the Admin API"
+         " access token (shpat_…)"),
+        "sources[0].connection.options: unknown colour; known: " + ", ".join(
+            __import__("pipelines.engine.platforms.shopify", fromlist=["OPTIONS"]).OPTIONS),
+    ]
+    with pytest.raises(ConfigError) as caught:
+        make_setup(sandbox, shop, tmp_path, fresh_key,
+                   connection={"url": "http://shop.example", "token_env": "T",
+                               "options": {"api_version": "2025-13"}})
+    assert [p.split(":")[0] for p in caught.value.problems] == [
+        "sources[0].connection.url", "sources[0].connection.options.api_version"]

@@ -1,0 +1,168 @@
+"""A drop folder of CSV, JSON Lines and Parquet files as a source: one folder per stream.
+
+Every stream is incremental on ``(arrival of the file, key of the row)`` (see memory.py
+for why the file's arrival, not the row's change time): a read lists the stream's folder,
+fixes the arrival of new files, and reads, oldest first, only the files that arrived after
+the position it is given — a file's rows are read once, then stay behind the cursor. Within
+a file rows go in key order; when a key appears twice in one file the last row wins.
+
+A row that cannot be read — a line that is not JSON, a CSV row with too many fields, a row
+without its key, a file missing a configured column — is not fatal: it is yielded as a
+record carrying ``_errors`` and ``_origin`` (``file:line``), for the engine to quarantine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+from collections.abc import AsyncIterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Self
+
+from connectors.sources.base import (
+    Position,
+    RawRecord,
+    SourceError,
+    StreamInfo,
+    UnsupportedStream,
+    id_order,
+)
+from connectors.sources.files.config import FilesConfig, FilesStreamSpec, format_of
+from connectors.sources.files.formats import columns_of, read
+from connectors.sources.files.memory import Arrived, FileMemory
+from connectors.sources.sql.columns import iso, key_text, lookup, project, zone
+
+#: names of files still being written or left by editors: never read
+_SKIPPED = (".tmp", ".part", ".partial", ".crdownload", ".swp", "~")
+
+
+def _wanted(path: Path, spec: FilesStreamSpec) -> bool:
+    name = path.name
+    if name.startswith(".") or name.lower().endswith(_SKIPPED) or not path.is_file():
+        return False
+    if not fnmatch.fnmatch(name, spec.pattern):
+        return False
+    return spec.format is not None or format_of(name) is not None
+
+
+class FilesConnector:
+    """Reads the configured streams of one drop folder; see the module docstring."""
+
+    platform = "files"
+
+    def __init__(self, config: FilesConfig) -> None:
+        self.config = config
+        self.tz = zone(config.timezone)
+        self.memory = FileMemory(config.memory_path())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.config.path)!r}, streams={list(self.config.streams)})"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        return None
+
+    def streams(self) -> Mapping[str, StreamInfo]:
+        return {name: StreamInfo(name, True, f"files of {self.config.folder(name)}"
+                                 f" matching {spec.pattern}")
+                for name, spec in self.config.streams.items()}
+
+    def _spec(self, stream: str) -> FilesStreamSpec:
+        if stream in self.config.streams:
+            return self.config.streams[stream]
+        raise UnsupportedStream(f"no stream {stream!r} is configured; configured:"
+                                f" {', '.join(self.config.streams) or 'none'}"
+                                " (connection.streams)")
+
+    async def check(self) -> None:
+        """The drop folder and each stream's folder exist (a folder has no credentials)."""
+        await asyncio.to_thread(self._check)
+
+    def _check(self) -> None:
+        if not self.config.path.is_dir():
+            raise SourceError(f"connection.path: there is no folder {self.config.path}")
+        for stream in self.config.streams:
+            self._folder(stream)
+
+    def _folder(self, stream: str) -> Path:
+        folder = self.config.folder(stream)
+        if not folder.is_dir():
+            raise SourceError(f"connection.streams.{stream}.folder: there is no folder {folder}")
+        return folder
+
+    def position(self, stream: str, record: RawRecord) -> Position:
+        self._spec(stream)
+        return Position(datetime.fromisoformat(record["_changed_at"]), record["_key"])
+
+    def read(self, stream: str, *, after: Position | None = None,
+             until: datetime | None = None) -> AsyncIterator[list[RawRecord]]:
+        """Pages of the rows of files that arrived after ``after`` (and, in the file of
+        ``after``, of keys after its id), up to files that arrived by ``until``."""
+        spec = self._spec(stream)
+        if until is not None and until.tzinfo is None:
+            until = until.replace(tzinfo=UTC)
+        return self._pages(stream, spec, after, until)
+
+    async def _pages(self, stream: str, spec: FilesStreamSpec, after: Position | None,
+                     until: datetime | None) -> AsyncIterator[list[RawRecord]]:
+        arrived = await asyncio.to_thread(self._arrivals, stream, spec, after)
+        page: list[RawRecord] = []
+        for file in arrived:
+            if until is not None and file.arrival > until:
+                break
+            if after is not None and file.arrival < after.changed_at:
+                continue
+            records = await asyncio.to_thread(self._records, stream, spec, file)
+            if after is not None and file.arrival == after.changed_at:
+                records = [r for r in records if after < self.position(stream, r)]
+            for record in records:
+                page.append(record)
+                if len(page) >= self.config.page_size:
+                    yield page
+                    page = []
+        if page:
+            yield page
+
+    def _arrivals(self, stream: str, spec: FilesStreamSpec,
+                  after: Position | None) -> list[Arrived]:
+        folder = self._folder(stream)
+        files = [(path, path.relative_to(folder).as_posix())
+                 for path in sorted(folder.iterdir()) if _wanted(path, spec)]
+        return self.memory.arrivals(stream, files, after.changed_at if after else None)
+
+    def _records(self, stream: str, spec: FilesStreamSpec, file: Arrived) -> list[RawRecord]:
+        """The file's rows as records in key order, the last row of a key winning."""
+        changed = iso(file.arrival)
+        columns = columns_of(file.path, spec)
+        absent = []
+        if columns is not None:
+            wanted = [spec.key, *spec.columns.values()]
+            wanted += [spec.lines.column] if spec.lines and spec.lines.column else []
+            absent = [c for c in dict.fromkeys(wanted) if not lookup(dict.fromkeys(columns), c)[0]]
+        by_key: dict[str, RawRecord] = {}
+        for line in read(file.path, spec):
+            origin = f"{stream}/{file.name}:{line.number}"
+            errors = [f"{origin}: {line.error}"] if line.error else []
+            record: RawRecord = {}
+            key = None
+            if line.data is not None:
+                record = project(spec, line.data, self.tz, f"connection.streams.{stream}.")
+                key = key_text(lookup(line.data, spec.key)[1])
+                if key is None:
+                    errors.append(f"{origin}: no key (column {spec.key!r} is empty or missing)")
+            if absent:
+                errors.append(f"{origin}: the file has no column {', '.join(map(repr, absent))}")
+            record["_changed_at"] = changed
+            record["_origin"] = origin
+            if errors or key is None:
+                record["_errors"] = errors
+                key = origin
+            record["_key"] = key
+            by_key[key] = record
+        return sorted(by_key.values(), key=lambda r: id_order(r["_key"]))

@@ -1,0 +1,139 @@
+"""Reading one dropped file as rows, each with its line (or row) number, or the reason it
+could not be read.
+
+CSV and JSON Lines are read with the standard library rather than pandas: a malformed row
+must be reported with its line and the rest of the file read, which pandas' C parser
+cannot do (its ``on_bad_lines`` callback gets the fields, not the line). CSV cells are kept
+as text, so ``"00123"`` stays ``"00123"``; the mapping converts what a field wants.
+Parquet is read with pyarrow, one record batch at a time, as Python values (int, Decimal,
+datetime, lists of dicts) — no NaN standing for null.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from connectors.sources.files.config import FilesStreamSpec, Format, format_of
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One row of a file: its data, or why it could not be read."""
+
+    number: int
+    data: dict[str, Any] | None
+    error: str | None = None
+
+
+def _text(path: Path, encoding: str) -> IO[str]:
+    if path.name.lower().endswith(".gz"):
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding=encoding, errors="replace",
+                                newline="")
+    return open(path, encoding=encoding, errors="replace", newline="")
+
+
+def read_csv(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
+    delimiter = "\t" if path.name.lower().endswith(".tsv") and spec.delimiter == "," else spec.delimiter
+    with _text(path, spec.encoding) as handle:
+        reader = csv.reader(handle, delimiter=delimiter, strict=True)
+        try:
+            header = [name.strip().lstrip("\ufeff") for name in next(reader)]
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield Line(1, None, f"the header is not CSV: {exc}")
+            return
+        while True:
+            start = reader.line_num + 1
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:  # an unterminated quote: the rest of the file is lost
+                yield Line(start, None, f"not CSV from here on: {exc}")
+                return
+            if not fields or fields == [""]:
+                continue
+            if len(fields) != len(header):
+                yield Line(start, None, f"{len(fields)} fields where the header has"
+                                        f" {len(header)}")
+                continue
+            yield Line(start, dict(zip(header, fields, strict=True)))
+
+
+def read_jsonl(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                data = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                yield Line(number, None, f"not JSON: {exc}")
+                continue
+            if not isinstance(data, dict):
+                yield Line(number, None, f"a JSON {type(data).__name__}, not an object")
+                continue
+            yield Line(number, data)
+
+
+def read_parquet(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    number = 0
+    with pq.ParquetFile(path) as parquet:
+        for batch in parquet.iter_batches(batch_size=10_000):
+            for data in batch.to_pylist():
+                number += 1
+                yield Line(number, data)
+
+
+def parquet_columns(path: Path) -> list[str]:
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    return list(pq.read_schema(path).names)
+
+
+READERS = {"csv": read_csv, "jsonl": read_jsonl, "parquet": read_parquet}
+
+
+def read(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
+    """The rows of ``path``; a file that cannot be read at all is one Line with the reason."""
+    fmt: Format | None = spec.format or format_of(path.name)
+    if fmt is None:
+        yield Line(0, None, "unknown format: name it .csv, .jsonl or .parquet, or set the"
+                            " stream's `format`")
+        return
+    try:
+        yield from READERS[fmt](path, spec)
+    except FileNotFoundError:  # removed since the folder was listed: nothing to read
+        return
+    except (OSError, ValueError, EOFError) as exc:  # pyarrow's errors are OSError/ValueError
+        yield Line(0, None, f"the file cannot be read as {fmt}: {exc}")
+
+
+def columns_of(path: Path, spec: FilesStreamSpec) -> list[str] | None:
+    """The columns a CSV or Parquet file declares (None for JSON Lines, whose rows may omit
+    keys, or when they cannot be read: read() then says why)."""
+    fmt = spec.format or format_of(path.name)
+    try:
+        if fmt == "parquet":
+            return parquet_columns(path)
+        if fmt == "csv":
+            delimiter = "\t" if path.name.lower().endswith(".tsv") and spec.delimiter == "," \
+                else spec.delimiter
+            with _text(path, spec.encoding) as handle:
+                header = next(csv.reader(handle, delimiter=delimiter), [])
+            return [name.strip().lstrip("\ufeff") for name in header]
+    except (OSError, ValueError, EOFError, csv.Error):
+        return None
+    return None

@@ -1,0 +1,260 @@
+"""Configured tabular streams, shared by the SQL and the files connectors.
+
+A generic source has no fixed schema: its configuration says, per stream, which column is
+the key, which one the change time (the cursor), and which column feeds which field of the
+records it yields (``columns``: target field -> source column; dotted targets such as
+``customer.email`` nest). Constants and ``str.format`` templates over the row fill the
+rest, and order or cart lines come from a JSON column or (SQL) a child table.
+
+Values are passed on as the source holds them, with one exception: timestamps. A naive
+one is read in the source's time zone and every timestamp leaves as ISO 8601 in UTC, so
+that nothing downstream needs to know the zone.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterable, Mapping
+from datetime import UTC, date, datetime, time
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from connectors.sources.base import SourceError
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: what a text value must look like to be taken as a timestamp: a date AND a time of day
+_TIMESTAMP = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?$")
+_OFFSET = re.compile(r"(Z|[+-]\d{2}(:?\d{2})?)$")
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LinesSpec(_Spec):
+    """Order or cart lines: a JSON column of the row (a list of objects), or a child table
+    or query whose ``parent`` column holds the row's key (SQL only)."""
+
+    column: str | None = None
+    table: str | None = None
+    query: str | None = None
+    #: the child rows' column holding the parent's key
+    parent: str | None = None
+    #: the child rows' column that orders the lines of one parent
+    key: str | None = None
+    #: the record field the lines go to
+    field: str = "products"
+    #: line field -> element key or child column (empty: elements are taken as they are)
+    columns: dict[str, str] = Field(default_factory=dict)
+    constants: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> LinesSpec:
+        given = [name for name in ("column", "table", "query") if getattr(self, name)]
+        if len(given) != 1:
+            raise ValueError("give exactly one of `column` (a JSON column of the row),"
+                             " `table` or `query` (child rows, with `parent`)")
+        if given[0] != "column" and not self.parent:
+            raise ValueError("`parent` is required with a child table or query: the child"
+                             " column holding the parent's key")
+        return self
+
+
+class StreamSpec(_Spec):
+    """One configured stream: its key, its cursor and how its columns become fields."""
+
+    key: str
+    #: the change-time column; without one the stream is read whole every time
+    cursor: str | None = None
+    #: target field (dotted for nested ones) -> source column (dotted: a path into JSON)
+    columns: dict[str, str] = Field(default_factory=dict)
+    constants: dict[str, Any] = Field(default_factory=dict)
+    #: target field -> ``str.format`` template over the row's columns ("order-{id}")
+    templates: dict[str, str] = Field(default_factory=dict)
+    lines: LinesSpec | None = None
+
+    @field_validator("key", "cursor")
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must name a column")
+        return value
+
+    @field_validator("templates")
+    @classmethod
+    def _formats(cls, value: dict[str, str]) -> dict[str, str]:
+        for target, template in value.items():
+            try:
+                list(string.Formatter().parse(template))
+            except ValueError as exc:
+                raise ValueError(f"{target}: {template!r} is not a str.format template ({exc})"
+                                 ) from None
+        return value
+
+
+def zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {name!r}: use an IANA name like Europe/Paris"
+                         " (naive timestamps of the source are read in it)") from None
+
+
+def to_utc(moment: datetime, tz: ZoneInfo) -> datetime:
+    """A naive moment read in ``tz`` (the first of two in a DST fall-back hour), in UTC."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=tz)
+    return moment.astimezone(UTC)
+
+
+def parse_timestamp(text: str, tz: ZoneInfo) -> datetime | None:
+    """A timestamp in text (naive ones read in ``tz``) in UTC, or None if it is not one."""
+    text = text.strip()
+    if not _TIMESTAMP.match(text):
+        return None
+    try:
+        return to_utc(datetime.fromisoformat(text), tz)
+    except ValueError:
+        return None
+
+
+def has_offset(text: str) -> bool:
+    """Whether a timestamp's text names its offset (``Z``, ``+02:00``) after its time."""
+    return bool(_OFFSET.search(text.strip()[10:]))
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat()
+
+
+def normalize(value: Any, tz: ZoneInfo) -> Any:
+    """A source value for a record: timestamps (objects, or text that is one) in UTC ISO
+    8601; dates in ISO; bytes as text; the rest as it is."""
+    if isinstance(value, datetime):
+        return iso(to_utc(value, tz))
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, time):
+        return value.isoformat()
+    if isinstance(value, str):
+        if len(value) >= 16 and value[4:5] == "-":
+            moment = parse_timestamp(value, tz)
+            if moment is not None:
+                return iso(moment)
+        return value
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8", errors="replace")
+    if isinstance(value, list | tuple):
+        return [normalize(v, tz) for v in value]
+    if isinstance(value, dict):
+        return {str(k): normalize(v, tz) for k, v in value.items()}
+    return value
+
+
+def key_text(value: Any) -> str | None:
+    """A key as the text of a position's ``record_id`` (``17.0`` from a float column is 17)."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(value).strip()
+    return text or None
+
+
+def lookup(row: Mapping[str, Any], column: str) -> tuple[bool, Any]:
+    """(found, value) of ``column`` in ``row``; a dotted name missing as such is a path into
+    nested objects (JSON Lines)."""
+    if column in row:
+        return True, row[column]
+    if "." in column:
+        value: Any = row
+        for part in column.split("."):
+            if not isinstance(value, Mapping) or part not in value:
+                return False, None
+            value = value[part]
+        return True, value
+    return False, None
+
+
+def set_path(record: dict[str, Any], field: str, value: Any) -> None:
+    parts = field.split(".")
+    target = record
+    for part in parts[:-1]:
+        child = target.get(part)
+        if not isinstance(child, dict):
+            child = target[part] = {}
+        target = child
+    target[parts[-1]] = value
+
+
+class _Blank(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def missing_columns(spec: StreamSpec, row: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(config field, column) of every configured column ``row`` does not have."""
+    wanted = [("key", spec.key)] + ([("cursor", spec.cursor)] if spec.cursor else [])
+    wanted += [(f"columns.{target}", column) for target, column in spec.columns.items()]
+    if spec.lines is not None and spec.lines.column:
+        wanted.append(("lines.column", spec.lines.column))
+    return [(where, column) for where, column in wanted if not lookup(row, column)[0]]
+
+
+def project(spec: StreamSpec, row: Mapping[str, Any], tz: ZoneInfo, where: str = "") -> dict[str, Any]:
+    """The record fields of one row: columns, then constants and templates; with the
+    cursor's value as ``updated_at`` unless a column is mapped to it. ``where`` (like
+    ``connection.streams.orders.``) prefixes errors."""
+    record: dict[str, Any] = {}
+    for target, column in spec.columns.items():
+        set_path(record, target, normalize(lookup(row, column)[1], tz))
+    if spec.cursor and "updated_at" not in spec.columns:
+        record.setdefault("updated_at", normalize(lookup(row, spec.cursor)[1], tz))
+    for target, value in spec.constants.items():
+        set_path(record, target, value)
+    if spec.templates:
+        values = _Blank({k: "" if v is None else v for k, v in row.items()})
+        for target, template in spec.templates.items():
+            try:
+                set_path(record, target, template.format_map(values))
+            except (ValueError, TypeError, IndexError, AttributeError, KeyError) as exc:
+                raise SourceError(f"{where}templates.{target}: {template!r} cannot be filled"
+                                  f" from a row: {exc}") from None
+    if spec.lines is not None and spec.lines.column:
+        set_path(record, spec.lines.field, json_lines(spec.lines, lookup(row, spec.lines.column)[1], tz))
+    return record
+
+
+def json_lines(spec: LinesSpec, value: Any, tz: ZoneInfo) -> Any:
+    """Lines held in one column: a list (JSON Lines, Parquet) or JSON text. Anything else
+    is passed on as it is, for validation to name."""
+    if isinstance(value, str | bytes):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        return value
+    return project_lines(spec, value, tz)
+
+
+def project_lines(spec: LinesSpec, rows: Iterable[Mapping[str, Any]], tz: ZoneInfo) -> list[dict[str, Any]]:
+    lines = []
+    for row in rows:
+        if spec.columns:
+            line: dict[str, Any] = {}
+            for target, column in spec.columns.items():
+                set_path(line, target, normalize(lookup(row, column)[1], tz))
+        else:
+            line = {str(k): normalize(v, tz) for k, v in row.items()}
+        for target, constant in spec.constants.items():
+            set_path(line, target, constant)
+        lines.append(line)
+    return lines

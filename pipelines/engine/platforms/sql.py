@@ -1,0 +1,140 @@
+"""SQL databases through SQLAlchemy: a URL (``connection.url``, or ``connection.url_env``
+when it holds a password) and, per stream, a table or query with its key, cursor and
+column mapping (``connection.streams``); see connectors/sources/sql/README.md."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+
+if TYPE_CHECKING:
+    from connectors.sources.base import SourceConnector
+    from pipelines.engine.config import Source
+
+#: ``connection.options`` the platform takes
+OPTIONS = ("timezone", "page_size", "allow_unencrypted")
+
+
+def spec_problems(source: Source, model: Any) -> list[str]:
+    """Problems of each stream's definition (``model`` validates one) and of its targets,
+    and resources asked for that no stream defines."""
+    from pydantic import ValidationError
+
+    from pipelines.engine.config import describe
+    from pipelines.engine.mappings.columns import STREAM_ORDER, target_problems
+
+    streams = source.connection.streams
+    problems: list[str] = []
+    if not streams:
+        problems.append("connection.streams: define at least one stream (like `orders:` with"
+                        " its table or query, key, cursor and columns)")
+    wanted = STREAM_ORDER if "all" in source.resources else source.resources
+    undefined = [r for r in wanted if r in STREAM_ORDER and r not in streams]
+    if streams and undefined:
+        asked = "`all` asks for every resource, and" if "all" in source.resources else "asked for,"
+        defined = ", ".join(r for r in STREAM_ORDER if r in streams)
+        problems.append(f"resources: {asked} no stream of connection.streams feeds"
+                        f" {', '.join(undefined)} — list the resources to sync (resources:"
+                        f" [{defined}]) or define their streams")
+    for stream, spec in streams.items():
+        where = f"connection.streams.{stream}"
+        if stream not in STREAM_ORDER:
+            problems += target_problems(stream, spec, where)
+            continue
+        try:
+            model.model_validate(spec)
+        except ValidationError as exc:
+            problems += [f"{where}.{line}" if not line.startswith("file") else
+                         f"{where}: {line.split(': ', 1)[-1]}" for line in describe(exc)]
+        problems += target_problems(stream, spec, where)
+    return problems
+
+
+def option_problems(options: Mapping[str, Any], known: tuple[str, ...]) -> list[str]:
+    from connectors.sources.sql.columns import zone
+
+    problems = [f"connection.options.{name}: not an option of this platform; options:"
+                f" {', '.join(known)}" for name in options if name not in known]
+    if "timezone" in options:
+        try:
+            zone(str(options["timezone"]))
+        except ValueError as exc:
+            problems.append(f"connection.options.timezone: {exc}")
+    return problems
+
+
+def check(source: Source) -> list[str]:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    from connectors.sources.sql.config import SqlStreamSpec
+
+    connection = source.connection
+    problems = []
+    if bool(connection.url) == bool(connection.url_env):
+        problems.append("connection.url: give the database's SQLAlchemy URL in `url` (like"
+                        " sqlite:////data/shop.db), or in `url_env` the name of the environment"
+                        " variable that holds it when it has a password")
+    elif connection.url:
+        try:
+            if make_url(connection.url).password:
+                problems.append("connection.url: holds a password — put the URL in an"
+                                " environment variable and name it in connection.url_env")
+        except ArgumentError:
+            problems.append("connection.url: not a SQLAlchemy URL (like"
+                            " postgresql+psycopg://user@host/shop or sqlite:////data/shop.db)")
+    problems += option_problems(connection.options, OPTIONS)
+    problems += spec_problems(source, SqlStreamSpec)
+    return problems
+
+
+def open_connector(source: Source, env: Env) -> SourceConnector:
+    from pydantic import SecretStr, ValidationError
+
+    from connectors.sources.sql import SqlConfig, SqlConnector
+    from pipelines.engine.config import ConfigError, describe
+    from pipelines.engine.secrets import secret_from
+
+    connection = source.connection
+    where = f"sources.{source.name}.connection"
+    url = (SecretStr(connection.url) if connection.url
+           else secret_from(env, connection.url_env, f"{where}.url_env"))
+    try:
+        config = SqlConfig.model_validate(
+            {**connection.options, "url": url, "streams": connection.streams})
+    except ValidationError as exc:
+        raise ConfigError([f"{where}.{line}" for line in describe(exc)]) from None
+    return SqlConnector(config)
+
+
+def mapping():  # type: ignore[no-untyped-def]
+    from pipelines.engine.mappings.columns import SqlMapping
+
+    return SqlMapping()
+
+
+def unsupported() -> dict[str, str]:
+    return {}
+
+
+def _demo_connection(url: str) -> dict[str, Any]:
+    from sandbox.shops.sql.config import connection
+
+    return connection(url)
+
+
+register(Platform(
+    name="sql",
+    open_connector=open_connector,
+    mapping=mapping,
+    unsupported=unsupported,
+    check=check,
+    demo=DemoSpec(
+        command=("fake-shop", "sql"),
+        banner=r"at (sqlite:///\S+)",
+        connection=_demo_connection,
+        env={},
+    ),
+))

@@ -1,0 +1,45 @@
+"""``shopsync fake-shop sql``."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+
+@click.command("sql")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the generated data.")
+@click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
+              help="Orders to generate (a cart for every fourth one).")
+@click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0),
+              help="Customers to generate.")
+@click.option("--products", default=30, show_default=True, type=click.IntRange(min=0),
+              help="Products to generate (every third one with variants).")
+@click.option("--timezone", default="Europe/Paris", show_default=True,
+              help="The shop's time zone: its naive times are local to it.")
+@click.option("--url", default=None, metavar="URL",
+              help="Write into this (empty) SQLAlchemy database instead of a new SQLite file;"
+                   " it is left as it is at exit.")
+@click.option("--keep", is_flag=True, help="Keep the SQLite file at exit.")
+@click.option("--port", default=0, type=int, hidden=True,
+              help="Ignored: a database file has no port (shopsync demo passes one).")
+def command(seed: int, orders: int, customers: int, products: int, timezone: str,
+            url: str | None, keep: bool, port: int) -> None:
+    """Write a fake in-house shop database (SQLite by default), print its URL, keep it until
+    stopped, then remove it. Read it with platform `sql` (see sandbox/shops/sql/config.py)."""
+    from sandbox.shops.sql.data import generate
+    from sandbox.shops.sql.db import FakeDatabase
+    from sandbox.shops.sql.serve import hold, remover
+
+    folder = Path(tempfile.mkdtemp(prefix="shopsync-fake-sql-"))
+    target = url or f"sqlite:///{folder / 'shop.db'}"
+    try:
+        FakeDatabase(target, timezone).write(
+            generate(seed, orders=orders, customers=customers, products=products))
+    except Exception:
+        remover(folder, False)()
+        raise
+    where = target if url is None else "the given URL"
+    hold(f"shopsync fake-shop sql at {where} ({orders} orders, {customers} customers,"
+         f" {products} products; naive times in {timezone})", remover(folder, keep))

@@ -1,0 +1,200 @@
+"""The files connector on real drop folders: the three formats, time zones, malformed rows,
+and files read once — a new file alone, a late file with an old mtime, a file touched or
+rewritten, one still being written, the memory lost."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from connectors.sources.base import Position, SourceError
+from connectors.sources.files import FilesConfig, FilesConnector
+from sandbox.shops.files.config import STREAMS, TIMEZONE
+from sandbox.shops.files.drop import BROKEN_JSON, Drop, order_export, write_drop
+from sandbox.shops.sql.data import generate
+
+PARIS = ZoneInfo(TIMEZONE)
+
+
+def connector(root: Path, streams: dict[str, Any] | None = None, **options: Any) -> FilesConnector:
+    return FilesConnector(FilesConfig(path=root, streams=streams or STREAMS,
+                                      **{"timezone": TIMEZONE, **options}))
+
+
+def read(root: Path, stream: str, *, streams: dict[str, Any] | None = None,
+         options: dict[str, Any] | None = None, **kwargs: Any) -> list[dict[str, Any]]:
+    source = connector(root, streams, **(options or {}))
+
+    async def run() -> list[dict[str, Any]]:
+        return [r async for page in source.read(stream, **kwargs) for r in page]
+
+    return asyncio.run(run())
+
+
+def last_position(records: list[dict[str, Any]]) -> Position:
+    return Position(datetime.fromisoformat(records[-1]["_changed_at"]), records[-1]["_key"])
+
+
+def set_mtime(path: Path, moment: datetime) -> None:
+    os.utime(path, ns=(int(moment.timestamp() * 1e9),) * 2)
+
+
+@pytest.fixture(scope="module")
+def shop():
+    return generate(4, orders=40, customers=10, products=9)
+
+
+@pytest.fixture
+def drop(tmp_path, shop) -> Drop:
+    return write_drop(tmp_path, shop)
+
+
+def test_every_stream_reads_every_row_once_in_position_order(tmp_path, drop):
+    for stream in STREAMS:
+        source = connector(tmp_path, page_size=7)
+        records = asyncio.run(_all(source, stream))
+        found = [source.position(stream, r) for r in records]
+        assert sorted(p.record_id for p in found) == sorted(drop.ids[stream]), stream
+        assert all(a < b for a, b in pairwise(found)), stream
+
+
+async def _all(source: FilesConnector, stream: str) -> list[dict[str, Any]]:
+    return [r async for page in source.read(stream) for r in page]
+
+
+def test_times_in_each_format_arrive_in_utc(tmp_path, drop, shop):
+    local = shop.tables["customers"][0]["created_at"]
+    expected = local.replace(tzinfo=PARIS).astimezone(UTC).isoformat()
+    customers = {r["_key"]: r for r in read(tmp_path, "customers")}  # CSV: naive, shop-local
+    orders = {r["_key"]: r for r in read(tmp_path, "orders")}  # JSON Lines: with offsets
+    products = {r["_key"]: r for r in read(tmp_path, "products")}  # Parquet: UTC timestamps
+
+    assert customers[str(shop.tables["customers"][0]["id"])]["created_at"] == expected
+    order = shop.tables["orders"][0]
+    assert orders[str(order["id"])]["created_at"] == order["created_at"].replace(
+        tzinfo=PARIS).astimezone(UTC).isoformat()
+    product = shop.tables["products"][0]
+    assert products[str(product["id"])]["created_at"] == product["created_at"].replace(
+        tzinfo=PARIS).astimezone(UTC).isoformat()
+    assert products[str(product["id"])]["price"] == product["price"]  # a Decimal, as typed
+
+
+def test_a_row_that_cannot_be_read_is_yielded_with_its_reasons_and_the_rest_is_read(tmp_path, drop):
+    orders = read(tmp_path, "orders")
+    customers = read(tmp_path, "customers")
+
+    broken = [r for r in orders if r.get("_errors")]
+    assert len(broken) == 1 and broken[0]["_errors"][0].startswith(
+        f"{broken[0]['_origin']}: not JSON")
+    assert len(orders) == 41
+    errors = sorted(e for r in customers for e in r.get("_errors", []))
+    assert errors == ["customers/customers-2.csv:7: no key (column 'id' is empty or missing)",
+                      "customers/customers-2.csv:8: 13 fields where the header has 12"]
+
+
+def test_a_file_missing_a_configured_column_quarantines_its_rows(tmp_path):
+    (tmp_path / "carriers").mkdir()
+    (tmp_path / "carriers" / "c.csv").write_text("id,title\n1,Post\n")
+    records = read(tmp_path, "carriers")
+    assert records[0]["_errors"] == [
+        "carriers/c.csv:2: the file has no column 'name', 'active', 'created_at'"]
+
+
+def test_files_are_read_once_then_a_new_file_alone(tmp_path, drop, shop):
+    first = read(tmp_path, "orders")
+    cursor = last_position(first)
+    assert read(tmp_path, "orders", after=cursor) == []
+
+    again = [{**o, "total": Decimal("99.99")} for o in order_export(shop)[:2]]
+    drop.jsonl("orders", "orders-update-1.jsonl", again, mtime=datetime.now(UTC))
+    news = read(tmp_path, "orders", after=cursor)
+
+    assert [r["_key"] for r in news] == [str(o["id"]) for o in again]
+    assert all(r["amount"] == 99.99 for r in news)
+
+
+def test_a_late_file_with_an_old_mtime_is_still_read(tmp_path, drop, shop):
+    cursor = last_position(read(tmp_path, "orders"))
+    late = drop.jsonl("orders", "orders-2023-late.jsonl", order_export(shop)[5:7],
+                      mtime=datetime(2023, 1, 1, tzinfo=UTC))  # unzipped with its old time
+
+    news = read(tmp_path, "orders", after=cursor)
+
+    assert len(news) == 2 and all(n["_origin"].startswith("orders/" + late.name) for n in news)
+    assert last_position(news) > cursor
+
+
+def test_a_touched_file_is_not_read_again_and_a_rewritten_one_is(tmp_path, drop):
+    cursor = last_position(read(tmp_path, "vouchers"))
+    path = tmp_path / "vouchers" / "coupons.jsonl"
+    set_mtime(path, datetime.now(UTC) - timedelta(seconds=30))
+    assert read(tmp_path, "vouchers", after=cursor) == []
+
+    lines = path.read_text().splitlines()
+    lines[0] = json.dumps({**json.loads(lines[0]), "code": "CHANGED"})
+    path.write_text("\n".join(lines) + "\n")
+    again = read(tmp_path, "vouchers", after=cursor)
+    assert len(again) == len(lines) and again[0]["code"] == "CHANGED"
+
+
+def test_a_file_still_being_written_waits_until_it_has_settled(tmp_path, drop, shop):
+    cursor = last_position(read(tmp_path, "orders"))
+    drop.jsonl("orders", "orders-new.jsonl", order_export(shop)[:1], mtime=datetime.now(UTC))
+    settled = datetime.now(UTC) - timedelta(seconds=2)  # the engine reads up to a settled second
+
+    assert read(tmp_path, "orders", after=cursor, until=settled) == []
+    assert len(read(tmp_path, "orders", after=cursor)) == 1
+
+
+def test_reading_after_a_position_inside_a_file_resumes_at_the_next_key(tmp_path, drop):
+    records = read(tmp_path, "orders", options={"page_size": 5})
+    middle = Position(datetime.fromisoformat(records[10]["_changed_at"]), records[10]["_key"])
+    rest = read(tmp_path, "orders", after=middle)
+    assert [r["_key"] for r in rest] == [r["_key"] for r in records[11:]]
+
+
+def test_the_last_row_of_a_key_in_a_file_wins(tmp_path):
+    folder = tmp_path / "groups"
+    folder.mkdir()
+    (folder / "g.csv").write_text("id,name,created_at,updated_at\n2,Old,,\n1,One,,\n2,New,,\n")
+    records = read(tmp_path, "groups")
+    assert [(r["_key"], r["name"]) for r in records] == [("1", "One"), ("2", "New")]
+
+
+def test_hidden_temporary_and_unmatched_files_are_ignored(tmp_path, drop):
+    folder = tmp_path / "customers"
+    for name in (".customers-3.csv", "customers-3.csv.part", "notes.txt", "other.csv"):
+        (folder / name).write_text("id,email\n999,x@example.org\n")
+    assert "999" not in {r["_key"] for r in read(tmp_path, "customers")}
+
+
+def test_without_its_memory_a_reader_places_files_by_their_mtime(tmp_path, drop):
+    cursor = last_position(read(tmp_path, "orders"))
+    (tmp_path / ".shopsync" / "files-state.json").unlink()
+    assert read(tmp_path, "orders", after=cursor) == []
+
+
+def test_the_memory_can_live_elsewhere_and_a_missing_folder_is_named(tmp_path, drop):
+    state = tmp_path.parent / f"{tmp_path.name}-state.json"
+    read(tmp_path, "groups", options={"state_path": state})
+    assert json.loads(state.read_text())["streams"]["groups"]["files"]["customer_groups.csv"]
+    state.unlink()
+    with pytest.raises(SourceError, match=r"connection\.streams\.orders\.folder: there is no"):
+        asyncio.run(connector(tmp_path, {"orders": {**STREAMS["orders"], "folder": "nope"}}).check())
+    with pytest.raises(SourceError, match=r"connection\.path: there is no folder"):
+        asyncio.run(connector(tmp_path / "missing").check())
+
+
+def test_the_broken_line_is_where_the_manifest_says(tmp_path, drop):
+    origin = next(i for i in drop.ids["orders"] if ":" in i)
+    name, line = origin.removeprefix("orders/").split(":")
+    assert (tmp_path / "orders" / name).read_text().splitlines()[int(line) - 1] == BROKEN_JSON

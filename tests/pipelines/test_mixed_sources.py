@@ -1,0 +1,63 @@
+"""One shops.yaml with a source of every platform, synced in one Dagster run."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import dagster as dg
+import pytest
+
+from pipelines.definitions import build_definitions
+from pipelines.demo import start_server
+from pipelines.engine.config import parse_config
+from pipelines.engine.platforms import names, platform
+from pipelines.engine.state import StateStore
+
+
+@pytest.fixture
+def fakes():
+    started = {}
+    try:
+        for name in names():
+            spec = platform(name).demo
+            assert spec is not None, f"{name} has no demo fake"
+            started[name] = start_server(
+                [*spec.command, "--port", "0", *spec.sizes(40, 15, 8)], spec.banner)
+        yield started
+    finally:
+        for server in started.values():
+            server.stop()
+
+
+def test_a_source_of_every_platform_syncs_in_one_dagster_run(sandbox, fresh_key, fakes,
+                                                             tmp_path, monkeypatch):
+    state_url = f"sqlite:///{tmp_path / 'state.db'}"
+    sources = []
+    for name, server in fakes.items():
+        spec = platform(name).demo
+        for variable, value in spec.env.items():
+            monkeypatch.setenv(variable, value)
+        sources.append({"name": f"{name}_shop", "platform": name,
+                        "connection": spec.connection(server.url), "lookback_seconds": 0,
+                        "data_source": {"label": f"{name} shop"}})
+    monkeypatch.setenv("MIXED_API_KEY", fresh_key())
+    config = parse_config({"destination": {"base_url": sandbox.base_url,
+                                           "api_key_env": "MIXED_API_KEY"},
+                           "state_url": state_url, "sources": sources})
+    defs = build_definitions(config)
+    synced = [a for a in defs.assets
+              if not any(k.path[-1] == "reconciliation" for k in a.keys)]
+
+    result = dg.materialize(synced, resources=dict(defs.resources),
+                            partition_key=datetime.now(UTC).strftime("%Y-%m-%d"),
+                            instance=dg.DagsterInstance.ephemeral())
+
+    assert result.success
+    materialized = {e.asset_key.path[0] for e in result.get_asset_materialization_events()}
+    assert materialized == {f"{name}_shop" for name in fakes}
+    state = StateStore(state_url)
+    for name in fakes:
+        counts = state.counts(f"{name}_shop")
+        assert sum(c.get("accepted", 0) for c in counts.values()) > 0, name
+        assert counts["orders"]["accepted"] > 0, name
+    state.close()

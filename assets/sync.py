@@ -18,11 +18,17 @@ from dagster import AssetExecutionContext
 from assets.graph import REFERS_TO
 from assets.secrets import SourceSecrets, secrets_key
 from pipelines.engine.config import Config, Source
+from pipelines.engine.quality import rules_markdown, summarize
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
 from pipelines.engine.sync import StreamReport, Window
 
 DEFAULT_START = date(2024, 1, 1)
+#: the quality check is an ERROR (not a WARN) when one blocking rule held back more than
+#: this share of the rows checked, and at least QUALITY_ERROR_MIN_ROWS rows: the rows are
+#: already held back either way, but so many at once means a mapping or the shop broke
+QUALITY_ERROR_SHARE = 0.02
+QUALITY_ERROR_MIN_ROWS = 5
 
 
 def partitions_for(source: Source) -> dg.DailyPartitionsDefinition:
@@ -80,6 +86,32 @@ def checks_of(report: StreamReport, resource: str, key: dg.AssetKey) -> list[dg.
     ]
 
 
+def quality_check_of(report: StreamReport, resource: str,
+                     key: dg.AssetKey) -> dg.AssetCheckResult:
+    """The run's quality reports of ``resource`` as one asset check: passed when no row was
+    held back; WARN when some were; ERROR when a blocking rule held back many."""
+    summary = summarize(report.quality.get(resource, ()))
+    rows, blocked = summary["rows"], summary["blocked"]
+    worst = max((r["unexpected_count"] for r in summary["rules"] if r["blocking"]), default=0)
+    severe = worst >= QUALITY_ERROR_MIN_ROWS and worst > QUALITY_ERROR_SHARE * rows
+    warned = sum(r["unexpected_count"] for r in summary["rules"] if not r["blocking"])
+    return dg.AssetCheckResult(
+        asset_key=key, check_name="quality", passed=blocked == 0,
+        severity=dg.AssetCheckSeverity.ERROR if severe else dg.AssetCheckSeverity.WARN,
+        metadata={
+            "rows checked": dg.MetadataValue.int(rows),
+            "held back": dg.MetadataValue.int(blocked),
+            "warnings": dg.MetadataValue.int(warned),
+            "seconds": dg.MetadataValue.float(summary["seconds"]),
+            "rules": dg.MetadataValue.md(rules_markdown(summary) if summary["rules"]
+                                         else "no items to check in this run"),
+            "results": dg.MetadataValue.json(summary["rules"]),
+        },
+        description="great-expectations suite on the mapped items: rows breaking a blocking"
+                    " rule were quarantined (see `shopsync rejections`), the rest were sent",
+    )
+
+
 def stream_asset(config: Config, source: Source, stream: str, resources: list[str],
                  produced: set[str]) -> dg.AssetsDefinition:
     """The multi-asset of one stream of one source."""
@@ -97,7 +129,10 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
                         " pushed to the Marketing API",
         ))
         check_specs += [dg.AssetCheckSpec("no_rejections", asset=key),
-                        dg.AssetCheckSpec("no_quarantine", asset=key)]
+                        dg.AssetCheckSpec("no_quarantine", asset=key),
+                        dg.AssetCheckSpec("quality", asset=key,
+                                          description="great-expectations suite of the"
+                                                      f" {resource} items, before sending")]
 
     @dg.multi_asset(
         name=f"{source.name}__{stream}",
@@ -123,7 +158,8 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
                 yield dg.MaterializeResult(
                     asset_key=key,
                     metadata=metadata_of(report, resource, state, source),
-                    check_results=checks_of(report, resource, key),
+                    check_results=[*checks_of(report, resource, key),
+                                   quality_check_of(report, resource, key)],
                 )
         finally:
             state.close()

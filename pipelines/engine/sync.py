@@ -34,6 +34,7 @@ from pipelines.engine.mappings.base import (
     PlatformMapping,
     map_record,
 )
+from pipelines.engine.quality import QualityReport, check_items
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 
 #: ledger states whose content the API already has
@@ -68,6 +69,8 @@ class StreamReport:
     samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     cursor: Position | None = None
     seconds: float = 0.0
+    #: resource -> the quality report of each chunk that had items to check
+    quality: dict[str, list[QualityReport]] = field(default_factory=dict)
 
     def add(self, resource: str, what: str, n: int = 1) -> None:
         self.counts.setdefault(resource, Counter())[what] += n
@@ -114,6 +117,9 @@ class StreamSync:
         self.only_keys = only_keys
         self.overrides = Overrides(source.mapping)
         self._window: Window | None = None
+        #: product ids the ledger holds as sent, and the product keys already looked up
+        self._products_known: set[str] = set()
+        self._products_looked_up: set[str] = set()
         self.context = MappingContext(
             shop_url=source.connection.url,
             lang=source.lang,
@@ -266,6 +272,7 @@ class StreamSync:
                                         mapped.source_record_id, reasons, mapped.item))
                 continue
             to_send.append(mapped)
+        to_send = self._check_quality(resource, to_send, hashes, outcomes, report)
         if dry_run:
             report.add(resource, "pushed", len(to_send))
             samples = report.samples.setdefault(resource, [])
@@ -273,6 +280,55 @@ class StreamSync:
             return outcomes
         outcomes.extend(await self._send(resource, to_send, hashes, report))
         return outcomes
+
+    def _check_quality(
+        self,
+        resource: str,
+        items: list[MappedItem],
+        hashes: dict[str, str],
+        outcomes: list[Outcome],
+        report: StreamReport,
+    ) -> list[MappedItem]:
+        """Run the resource's quality suite; quarantine the items breaking a blocking rule
+        (with the rules' names as reasons) and return the others."""
+        if not items:
+            return items
+        quality = check_items(resource, [(m.key, m.item) for m in items],
+                              known=self._known_products(items), after_models=True)
+        report.quality.setdefault(resource, []).append(quality)
+        if not quality.failures:
+            return items
+        kept = []
+        for mapped in items:
+            if mapped.key in quality.failures:
+                report.add(resource, "quarantined")
+                outcomes.append(Outcome(mapped.key, hashes[mapped.key], ItemStatus.QUARANTINED,
+                                        mapped.source_record_id, quality.reasons(mapped.key),
+                                        mapped.item))
+            else:
+                kept.append(mapped)
+        return kept
+
+    def _known_products(self, items: list[MappedItem]) -> dict[str, set[str]] | None:
+        """The ids of the products the items' lines refer to that the ledger holds as sent
+        (for the "lines refer to known products" rule); None for items without lines. Each
+        product key is looked up once per run."""
+        wanted: set[str] = set()
+        for mapped in items:
+            lines = mapped.item.get("products")
+            if not isinstance(lines, list):
+                continue
+            langs = {mapped.item.get("lang") or self.context.lang, self.context.lang}
+            wanted.update(f"{line.get('product_id')}|{lang}" for line in lines
+                          if isinstance(line, dict) for lang in langs)
+        if not wanted:
+            return None
+        if missing := wanted - self._products_looked_up:
+            found = self.state.ledger(self.source.name, "products", sorted(missing))
+            self._products_known.update(key.split("|", 1)[0] for key, entry in found.items()
+                                        if entry.status in SETTLED)
+            self._products_looked_up |= missing
+        return {"products": self._products_known}
 
     async def _send(
         self,

@@ -262,3 +262,28 @@ def test_a_missing_secret_names_the_environment_variable(setup):
         "sources.woo.connection.secret_env: the environment variable T_WC_SECRET is not set"
         " — export it"
     ]
+
+
+def test_a_record_breaking_a_blocking_expectation_is_held_until_the_source_is_fixed(setup):
+    fake = setup.shop.fake()
+    coupon = fake.get("/coupons/ids").json()["ids"][0]
+    fake.put(f"/coupons/{coupon}", json={"discount_type": "percent", "amount": "150.00",
+                                         "free_shipping": False})
+    time.sleep(SETTLE.total_seconds() + 0.2)
+    setup.run(streams=["coupons"])
+
+    key = f"{coupon}|en"  # vouchers are language-scoped
+    held = setup.state.ledger(SOURCE, "vouchers", [key])[key]
+    assert held.status is ItemStatus.QUARANTINED
+    assert any(r.startswith("quality: ") and "percentage reduction is at most 100" in r
+               for r in held.errors), held.errors
+    assert str(coupon) not in {v["voucher_id"] for v in setup.listed("/vouchers")}
+
+    fake.put(f"/coupons/{coupon}", json={"amount": "15.00"})  # fixed at the source
+    time.sleep(SETTLE.total_seconds() + 0.2)
+    (report,) = setup.run(streams=["coupons"])
+
+    assert report.counts["vouchers"]["accepted"] == 1
+    assert setup.state.ledger(SOURCE, "vouchers", [key])[key].status is ItemStatus.ACCEPTED
+    stored = {v["voucher_id"]: v for v in setup.listed("/vouchers")}
+    assert stored[str(coupon)]["value"] == 15.0

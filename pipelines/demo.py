@@ -9,7 +9,6 @@ two servers on fixed ports and opens the Dagster UI on the demo configuration.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sandbox import process
 from sandbox.marketing.settings import DEFAULT_KEY
 from pipelines.engine.config import Config, parse_config
 from pipelines.engine.platforms import DemoSpec, platform
@@ -68,26 +68,16 @@ class Server:
     url: str
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        process.stop(self.process)
 
 
 def start_server(args: list[str], pattern: str) -> Server:
     """Start ``shopsync ARGS`` and read its address from its first line."""
-    process = subprocess.Popen(
+    started = subprocess.Popen(
         [sys.executable, "-m", "pipelines.cli", *args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
-    assert process.stdout is not None
-    first = process.stdout.readline()
-    match = re.search(pattern, first)
-    if not match:
-        process.kill()
-        raise RuntimeError(f"could not start `shopsync {' '.join(args)}`: {first.strip()}")
-    return Server(process, match.group(1))
+    return Server(started, process.read_banner(started, pattern, f"`shopsync {' '.join(args)}`"))
 
 
 @contextmanager

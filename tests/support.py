@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 import secrets
 import subprocess
-import sys
-import time
 from dataclasses import dataclass, field
 
 import httpx
 
+from sandbox import process
 from sandbox.marketing.settings import DEFAULT_KEY
 
 _BANNER = re.compile(r"Marketing API at (http://[^\s]+/v1)")
@@ -44,41 +43,15 @@ class RunningSandbox:
     def stop(self) -> None:
         for client in self.clients:
             client.close()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        process.stop(self.process)
 
 
 def start_sandbox(*args: str) -> RunningSandbox:
     """Start ``shopsync sandbox --port 0 ARGS`` and wait until it answers."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.cli", "sandbox", "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert process.stdout is not None
-    first = process.stdout.readline()
-    match = _BANNER.search(first)
-    if not match:
-        process.kill()
-        rest = process.stdout.read()
-        raise RuntimeError(f"sandbox did not start: {first}{rest}")
-    running = RunningSandbox(match.group(1), process)
-    deadline = time.monotonic() + 15
-    while True:
-        try:
-            if httpx.get(running.root + "/healthz", timeout=1).status_code == 200:
-                return running
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            running.stop()
-            raise RuntimeError("sandbox did not answer /healthz within 15 s")
-        time.sleep(0.05)
+    started = process.launch_module("pipelines.cli", "sandbox", *args)
+    running = RunningSandbox(process.read_banner(started, _BANNER, "the sandbox"), started)
+    process.wait_healthy(running.root, started, "the sandbox", timeout=15)
+    return running
 
 
 def new_key() -> str:

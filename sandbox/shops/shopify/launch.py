@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from sandbox import process
 from sandbox.shops.shopify.settings import DEFAULT_TOKEN
 
 _BANNER = re.compile(r"shopify at (http://\S+?)/admin/api")
@@ -52,41 +51,19 @@ class RunningFakeShopify:
     def stop(self) -> None:
         for client in self.clients:
             client.close()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        process.stop(self.process)
 
 
 def launch(*args: str) -> subprocess.Popen[str]:
     """Start ``python -m sandbox.shops.shopify.serve --port 0 ARGS`` (without waiting)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "sandbox.shops.shopify.serve", "--port", "0", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return process.launch_module("sandbox.shops.shopify.serve", *args)
 
 
-def attach(process: subprocess.Popen[str], timeout: float = 60) -> RunningFakeShopify:
+def attach(started: subprocess.Popen[str], timeout: float = 60) -> RunningFakeShopify:
     """Read the banner of a launched shop and wait until it answers ``/healthz``."""
-    assert process.stdout is not None
-    first = process.stdout.readline()
-    match = _BANNER.search(first)
-    if not match:
-        process.kill()
-        raise RuntimeError(f"fake Shopify did not start: {first}{process.stdout.read()}")
-    running = RunningFakeShopify(match.group(1), process)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if httpx.get(running.root + "/healthz", timeout=1).status_code == 200:
-                return running
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            running.stop()
-            raise RuntimeError(f"fake Shopify did not answer /healthz within {timeout} s")
-        time.sleep(0.05)
+    running = RunningFakeShopify(process.read_banner(started, _BANNER, "fake Shopify"), started)
+    process.wait_healthy(running.root, started, "fake Shopify", timeout)
+    return running
 
 
 def start(*args: str) -> RunningFakeShopify:

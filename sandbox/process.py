@@ -1,0 +1,55 @@
+"""Running a local server of the sandbox as its own process, for tests, benchmarks and the
+demo: start it on a free port, read its address from the one banner line it prints, wait
+until it answers ``/healthz``, and stop it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+
+import httpx
+
+
+def launch_module(module: str, *args: str) -> subprocess.Popen[str]:
+    """Start ``python -m MODULE ARGS --port 0`` without waiting for it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", module, *args, "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def read_banner(process: subprocess.Popen[str], pattern: str | re.Pattern[str], what: str) -> str:
+    """The first group of ``pattern`` in the process's first line; the whole output in the
+    error when it does not start."""
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    match = re.search(pattern, first)
+    if not match:
+        process.kill()
+        raise RuntimeError(f"{what} did not start: {first}{process.stdout.read()}")
+    return match.group(1)
+
+
+def wait_healthy(root: str, process: subprocess.Popen[str], what: str, timeout: float = 30) -> None:
+    """Wait until ``root/healthz`` answers 200; stop the process and fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(root + "/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            stop(process)
+            raise RuntimeError(f"{what} did not answer /healthz within {timeout} s")
+        time.sleep(0.05)
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

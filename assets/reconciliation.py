@@ -8,10 +8,23 @@ import dagster as dg
 from dagster import AssetExecutionContext
 
 from assets.secrets import SourceSecrets, secrets_key
+from pipelines.engine.completeness import StreamCompleteness
 from pipelines.engine.config import Config, Source
 from pipelines.engine.report import summarize
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
+
+
+def completeness_md(rows: list[StreamCompleteness]) -> str:
+    lines = ["**Completeness** (records at the source → extracted → items final → visible)", "",
+             "| stream | at source | extracted | final | visible |", "|---|---:|---:|---:|---:|"]
+    for row in rows:
+        at_source = "-" if row.at_source is None else str(row.at_source)
+        lines.append(f"| {row.stream} | {at_source} | {row.extracted} | {row.final} |"
+                     f" {row.visible} |")
+    gaps = [gap for row in rows for gap in row.gaps]
+    lines += ["", *(f"- {gap}" for gap in gaps)] if gaps else ["", "no gap"]
+    return "\n".join(lines)
 
 
 def reconciliation_key(source: Source) -> dg.AssetKey:
@@ -41,13 +54,17 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
                 deadline_seconds=config.reconciliation.deadline_seconds,
                 max_resends=config.reconciliation.max_resends,
             ))
+            complete = asyncio.run(runner.completeness())
             summary = summarize(state, source.name)
         finally:
             state.close()
         totals = report.totals()
         parked = sum(c.get("parked", 0) for c in summary.items.values())
+        gaps = [gap for row in complete for gap in row.gaps]
         metadata: dict[str, Any] = {
-            "report": dg.MetadataValue.md(summary.markdown()),
+            "report": dg.MetadataValue.md(summary.markdown() + "\n\n" + completeness_md(complete)),
+            "completeness": dg.MetadataValue.json([row.as_dict() for row in complete]),
+            "gaps": dg.MetadataValue.int(len(gaps)),
             "per resource": dg.MetadataValue.json(report.as_dict()),
             **{name: dg.MetadataValue.int(int(totals.get(name, 0)))
                for name in ("checked", "visible", "waiting", "resent", "parked", "deleted")},

@@ -254,14 +254,18 @@ def reconcile(config_path: str | None, sources: tuple[str, ...], deadline: float
     from pipelines.engine.runner import SourceRunner
 
     config = _load(config_path)
-    out = {}
+    out: dict[str, Any] = {}
+    gaps: dict[str, list[str]] = {}
     for source in _sources(config, sources):
         runner = SourceRunner.for_source(config, source.name)
         report = asyncio.run(runner.reconcile(deadline_seconds=deadline, max_resends=max_resends))
+        complete = asyncio.run(runner.completeness())
         out[source.name] = report.as_dict()
+        gaps[source.name] = [gap for row in complete for gap in row.gaps]
         runner.state.close()
     if as_json:
-        click.echo(json.dumps(out, indent=2))
+        click.echo(json.dumps({name: {"resources": out[name], "gaps": gaps[name]}
+                               for name in out}, indent=2))
         return
     columns = ("checked", "visible", "waiting", "resent", "parked")
     for name, resources in out.items():
@@ -274,3 +278,5 @@ def reconcile(config_path: str | None, sources: tuple[str, ...], deadline: float
             note = "" if row["verifiable"] else "   (the API does not list it: not verifiable)"
             click.echo("  " + resource.ljust(14) + "".join(str(row[c]).rjust(9) for c in columns)
                        + f"   {lags}{note}")
+        for gap in gaps[name]:
+            click.echo(f"  gap: {gap}")

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from connectors.marketing.client import MarketingClient
 from connectors.sources.base import SourceConnector
+from pipelines.engine.completeness import StreamCompleteness, completeness
 from pipelines.engine.config import Config, ConfigError, Source
 from pipelines.engine.deletions import (
     delete_records,
@@ -164,6 +165,14 @@ class SourceRunner:
                           for c in self.state.counts(self.source.name).values())
             self.state.finish_run(run_id, "succeeded", {**report.totals(), "pending": pending})
             return report
+
+    async def completeness(self) -> list[StreamCompleteness]:
+        """Per stream: records at the source, extracted, final, visible, and the gaps."""
+        connector = open_connector(self.source, self.env)
+        try:
+            return await completeness(self.state, self.source.name, connector, self.plan())
+        finally:
+            await connector.aclose()
 
     async def _incremental_deletions(self, client: MarketingClient) -> Counter[str]:
         """Deletions in streams read incrementally (full reads find theirs while syncing):

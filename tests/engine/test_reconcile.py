@@ -123,3 +123,36 @@ def test_source_deletes_reach_the_destination_and_a_second_pass_changes_nothing(
         assert runner.state.counts(SOURCE)["customers"]["deleted"] == 1
     finally:
         shop.stop()
+
+
+def test_completeness_names_every_gap_between_the_source_and_what_is_visible(start, tmp_path):
+    from pipelines.engine.platforms import platform
+    from sandbox.shops.magento.launch import start as start_magento
+
+    shop = start_magento()
+    try:
+        sandbox = start("--visibility-delay", "0")
+        spec = platform("magento").demo
+        config = parse_config({
+            "destination": {"base_url": sandbox.base_url, "api_key_env": "C_API_KEY"},
+            "sources": [{"name": "mage", "platform": "magento", "lookback_seconds": 0,
+                         "connection": spec.connection(shop.api_url)}],
+        })
+        env = {"C_API_KEY": "sandbox1.shopsync-local-key", **spec.env}
+        runner = SourceRunner(config, config.sources[0],
+                              StateStore(f"sqlite:///{tmp_path}/s.db"), env)
+        asyncio.run(runner.run(streams=["orders"]))
+
+        before = {r.stream: r for r in asyncio.run(runner.completeness())}
+        asyncio.run(runner.reconcile(deadline_seconds=60))
+        after = {r.stream: r for r in asyncio.run(runner.completeness())}
+
+        orders = after["orders"]
+        assert orders.at_source == orders.extracted > 0
+        assert orders.visible == orders.final
+        assert any("not in a final state" in gap for gap in before["orders"].gaps)
+        assert not any("not in a final state" in gap for gap in orders.gaps)
+        assert after["customers"].extracted == 0
+        assert any("never extracted" in gap for gap in after["customers"].gaps)
+    finally:
+        shop.stop()

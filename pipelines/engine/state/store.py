@@ -349,6 +349,15 @@ class StateStore:
                     found.setdefault(record_id, []).append(key)
         return found
 
+    def record_count(self, source: str, resource: str) -> int:
+        """How many distinct source records gave items of ``resource`` (deleted ones aside)."""
+        query = select(func.count(func.distinct(ledger.c.source_record_id))).where(
+            ledger.c.source == source, ledger.c.resource == resource,
+            ledger.c.status != ItemStatus.DELETED.value,
+        )
+        with self._connection() as conn:
+            return int(conn.execute(query).scalar() or 0)
+
     def count_resend(self, source: str, resource: str, keys: Sequence[str]) -> None:
         """Reconciliation sent these again: one more resend each."""
         with self._connection(write=True) as conn:

@@ -19,8 +19,9 @@ from assets.graph import REFERS_TO
 from assets.secrets import SourceSecrets, secrets_key
 from pipelines.engine.config import Config, Source
 from pipelines.engine.quality import rules_markdown, summarize
+from pipelines.engine.report import top_reasons
 from pipelines.engine.runner import SourceRunner
-from pipelines.engine.state import StateStore
+from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.sync import StreamReport, Window
 
 DEFAULT_START = date(2024, 1, 1)
@@ -63,18 +64,36 @@ def metadata_of(report: StreamReport, resource: str, state: StateStore, source: 
         if report.cursor else "-"
     )
     metadata["ledger"] = dg.MetadataValue.json({k: int(v) for k, v in ledger.items()})
+    states = {"pending": ItemStatus.ACCEPTED.value} | {s: s for s in (
+        "visible", "rejected", "quarantined", "failed", "parked")}
+    metadata["items by state"] = dg.MetadataValue.md(
+        "| " + " | ".join(states) + " |\n|" + "---:|" * len(states) + "\n| "
+        + " | ".join(str(int(ledger.get(v, 0))) for v in states.values()) + " |")
+    reasons = top_reasons(state, source.name, resource)
+    if reasons:
+        metadata["top reasons held back"] = dg.MetadataValue.table(
+            records=[dg.TableRecord({"reason": why, "items": n}) for why, n in reasons],
+            schema=dg.TableSchema(columns=[dg.TableColumn("reason", "string"),
+                                           dg.TableColumn("items", "int")]),
+        )
     metadata["mode"] = dg.MetadataValue.text("dry run" if report.dry_run else "sync")
     return metadata
 
 
-def checks_of(report: StreamReport, resource: str, key: dg.AssetKey) -> list[dg.AssetCheckResult]:
+def checks_of(report: StreamReport, resource: str, key: dg.AssetKey,
+              max_rejection_rate: float = 0.05) -> list[dg.AssetCheckResult]:
     counts = report.counts.get(resource, {})
     rejected, quarantined = int(counts.get("rejected", 0)), int(counts.get("quarantined", 0))
+    pushed = int(counts.get("pushed", 0))
+    rate = rejected / pushed if pushed else 0.0
     return [
         dg.AssetCheckResult(
             asset_key=key, check_name="no_rejections", passed=rejected == 0,
-            severity=dg.AssetCheckSeverity.WARN,
-            metadata={"rejected": rejected},
+            # any rejection warns; a rate over the configured threshold is an error
+            severity=dg.AssetCheckSeverity.ERROR if rate > max_rejection_rate
+            else dg.AssetCheckSeverity.WARN,
+            metadata={"rejected": rejected, "rejection rate": round(rate, 4),
+                      "threshold": max_rejection_rate},
             description="items the API refused in this run (see `shopsync rejections`)",
         ),
         dg.AssetCheckResult(
@@ -158,7 +177,8 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
                 yield dg.MaterializeResult(
                     asset_key=key,
                     metadata=metadata_of(report, resource, state, source),
-                    check_results=[*checks_of(report, resource, key),
+                    check_results=[*checks_of(report, resource, key,
+                                             config.alerts.max_rejection_rate),
                                    quality_check_of(report, resource, key)],
                 )
         finally:

@@ -109,6 +109,9 @@ def test_a_materialization_reports_what_happened_to_the_items(live):
     assert orders["extracted"].value == orders["accepted"].value + orders["quarantined"].value
     assert orders["accepted"].value > 0
     assert orders["mode"].value == "sync"
+    assert "| pending | visible |" in orders["items by state"].value
+    reasons = {r.data["reason"] for r in events["woo/customers"]["top reasons held back"].records}
+    assert "email: 'not-an-email' is not a well-formed email address" in reasons
     assert "cursor" in orders and "records/s" in orders
     checks = {(c.asset_key.to_user_string(), c.check_name): c.passed
               for c in result.get_asset_check_evaluations()}

@@ -8,7 +8,6 @@ an exception, and redirects are never followed, so it never reaches another orig
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import re
 import time
@@ -20,6 +19,7 @@ import orjson
 from pydantic import SecretStr
 
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
+from connectors.http.urls import is_loopback as _is_loopback
 from connectors.marketing.errors import (
     ClientConfigError,
     MarketingApiError,
@@ -47,13 +47,6 @@ class TransportStats:
     latencies: list[float] = field(default_factory=list, repr=False)
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def check_base_url(base_url: str) -> str:

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from typing import Any
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
+from connectors.http.urls import is_loopback as _is_loopback
+
 _STORE_CODE = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def split_rest_url(value: str, store_code: str | None) -> tuple[str, str]:

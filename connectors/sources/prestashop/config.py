@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
+from connectors.http.urls import is_loopback as _is_loopback
+
 API_PATH = "/api"
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def check_timezone(value: str) -> str:

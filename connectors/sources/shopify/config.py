@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import ipaddress
 import re
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from connectors.http.urls import is_loopback as _is_loopback
 
 #: the Admin API version the connector is written against; override with care (fields
 #: change between versions: ``defaultEmailAddress`` needs 2025-04 or later)
@@ -14,13 +15,6 @@ API_VERSION = "2025-10"
 _VERSION = re.compile(r"^(\d{4}-(01|04|07|10)|unstable)$")
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class ShopifyConfig(BaseModel):

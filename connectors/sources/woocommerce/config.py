@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import ipaddress
-
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from connectors.http.urls import is_loopback as _is_loopback
 
 API_PATH = "/wp-json/wc/v3"
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class WooCommerceConfig(BaseModel):

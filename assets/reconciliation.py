@@ -15,8 +15,9 @@ from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
 
 
-def completeness_md(rows: list[StreamCompleteness]) -> str:
-    lines = ["**Completeness** (records at the source → extracted → items final → visible)", "",
+def completeness_md(rows: list[StreamCompleteness], scope: str) -> str:
+    lines = [f"**Completeness, {scope}** (records at the source → extracted → items final →"
+             " visible)", "",
              "| stream | at source | extracted | final | visible |", "|---|---:|---:|---:|---:|"]
     for row in rows:
         at_source = "-" if row.at_source is None else str(row.at_source)
@@ -55,15 +56,23 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
                 max_resends=config.reconciliation.max_resends,
             ))
             complete = asyncio.run(runner.completeness())
+            recent = runner.recent_window()
+            complete_recent = asyncio.run(runner.completeness(recent))
             summary = summarize(state, source.name)
         finally:
             state.close()
         totals = report.totals()
         parked = sum(c.get("parked", 0) for c in summary.items.values())
-        gaps = [gap for row in complete for gap in row.gaps]
+        gaps = [gap for row in [*complete, *complete_recent] for gap in row.gaps]
         metadata: dict[str, Any] = {
-            "report": dg.MetadataValue.md(summary.markdown() + "\n\n" + completeness_md(complete)),
+            "report": dg.MetadataValue.md(
+                summary.markdown() + "\n\n" + completeness_md(complete, "all time")
+                + "\n\n" + completeness_md(
+                    complete_recent,
+                    f"changes {recent.start:%Y-%m-%d %H:%M} to {recent.end:%Y-%m-%d %H:%M} UTC")),
             "completeness": dg.MetadataValue.json([row.as_dict() for row in complete]),
+            "completeness (recent window)": dg.MetadataValue.json(
+                [row.as_dict() for row in complete_recent]),
             "gaps": dg.MetadataValue.int(len(gaps)),
             "per resource": dg.MetadataValue.json(report.as_dict()),
             **{name: dg.MetadataValue.int(int(totals.get(name, 0)))

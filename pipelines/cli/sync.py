@@ -260,8 +260,11 @@ def reconcile(config_path: str | None, sources: tuple[str, ...], deadline: float
         runner = SourceRunner.for_source(config, source.name)
         report = asyncio.run(runner.reconcile(deadline_seconds=deadline, max_resends=max_resends))
         complete = asyncio.run(runner.completeness())
+        recent = asyncio.run(runner.completeness(runner.recent_window()))
         out[source.name] = report.as_dict()
-        gaps[source.name] = [gap for row in complete for gap in row.gaps]
+        gaps[source.name] = [gap for row in complete for gap in row.gaps] + [
+            f"in the last {config.reconciliation.completeness_hours:g} h of changes: {gap}"
+            for row in recent for gap in row.gaps]
         runner.state.close()
     if as_json:
         click.echo(json.dumps({name: {"resources": out[name], "gaps": gaps[name]}

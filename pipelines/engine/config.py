@@ -168,6 +168,8 @@ class Reconciliation(_Model):
     schedule: str = "*/5 * * * *"
     deadline_seconds: float = Field(default=600, ge=0)
     max_resends: int = Field(default=3, ge=0, le=20)
+    #: the window of change time (ending now) whose completeness each run checks at the source
+    completeness_hours: float = Field(default=24, gt=0, le=24 * 31)
 
 
 class Alerts(_Model):

@@ -12,7 +12,11 @@ from datetime import UTC, datetime, timedelta
 
 from connectors.marketing.client import MarketingClient
 from connectors.sources.base import SourceConnector
-from pipelines.engine.completeness import StreamCompleteness, completeness
+from pipelines.engine.completeness import (
+    StreamCompleteness,
+    completeness,
+    completeness_in_window,
+)
 from pipelines.engine.config import Config, ConfigError, Source
 from pipelines.engine.deletions import (
     delete_records,
@@ -27,7 +31,7 @@ from pipelines.engine.secrets import secret_from
 from pipelines.engine.mappings.base import PlatformMapping
 from pipelines.engine.reconcile import ReconcileReport, Reconciler
 from pipelines.engine.state import ItemStatus, StateStore
-from pipelines.engine.sync import StreamReport, StreamSync, Window
+from pipelines.engine.sync import SETTLE, StreamReport, StreamSync, Window
 
 Env = Mapping[str, str]
 
@@ -166,11 +170,21 @@ class SourceRunner:
             self.state.finish_run(run_id, "succeeded", {**report.totals(), "pending": pending})
             return report
 
-    async def completeness(self) -> list[StreamCompleteness]:
-        """Per stream: records at the source, extracted, final, visible, and the gaps."""
+    def recent_window(self) -> Window:
+        """The last ``reconciliation.completeness_hours`` of change time, up to a settled
+        second."""
+        end = datetime.now(UTC) - SETTLE
+        return Window(end - timedelta(hours=self.config.reconciliation.completeness_hours), end)
+
+    async def completeness(self, window: Window | None = None) -> list[StreamCompleteness]:
+        """Per stream: records at the source, extracted, final, visible, and the gaps —
+        over all time, or for the records that changed in ``window``."""
         connector = open_connector(self.source, self.env)
         try:
-            return await completeness(self.state, self.source.name, connector, self.plan())
+            if window is None:
+                return await completeness(self.state, self.source.name, connector, self.plan())
+            return await completeness_in_window(self.state, self.source.name, connector,
+                                                self.plan(), window.start, window.end)
         finally:
             await connector.aclose()
 

@@ -179,7 +179,7 @@ class StreamSync:
                     last = position
                     for mapped in map_record(
                         self.mapping, self.overrides, stream, record, self.context,
-                        position.record_id,
+                        position.record_id, position.changed_at,
                     ):
                         if self._wanted(mapped.resource) and (
                             self.only_keys is None
@@ -269,7 +269,8 @@ class StreamSync:
             if reasons:
                 report.add(resource, "quarantined")
                 outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
-                                        mapped.source_record_id, reasons, mapped.item))
+                                        mapped.source_record_id, reasons, mapped.item,
+                                        mapped.changed_at))
                 continue
             to_send.append(mapped)
         to_send = self._check_quality(resource, to_send, hashes, outcomes, report)
@@ -304,7 +305,7 @@ class StreamSync:
                 report.add(resource, "quarantined")
                 outcomes.append(Outcome(mapped.key, hashes[mapped.key], ItemStatus.QUARANTINED,
                                         mapped.source_record_id, quality.reasons(mapped.key),
-                                        mapped.item))
+                                        mapped.item, mapped.changed_at))
             else:
                 kept.append(mapped)
         return kept
@@ -358,6 +359,7 @@ class StreamSync:
                 list(outcome.errors),
                 # kept until reconciliation sees the item, to send again if it never shows
                 mapped.item if mapped else dict(outcome.item or {}),
+                mapped.changed_at if mapped else None,
             ))
 
         report.add(resource, "pushed", len(to_send))

@@ -156,3 +156,34 @@ def test_completeness_names_every_gap_between_the_source_and_what_is_visible(sta
         assert any("never extracted" in gap for gap in after["customers"].gaps)
     finally:
         shop.stop()
+
+
+def test_completeness_in_a_window_of_change_time_names_a_record_not_synced_yet(
+    start, tmp_path
+):
+    from datetime import UTC, datetime, timedelta
+
+    from pipelines.engine.sync import Window
+
+    shop = attach(launch("--orders", "30", "--customers", "5", "--products", "3"))
+    try:
+        sandbox = start("--visibility-delay", "0")
+        runner = runner_for(sandbox, shop, tmp_path)
+        asyncio.run(runner.run(streams=["orders"]))
+        asyncio.run(runner.reconcile(deadline_seconds=60))
+        everything = Window(datetime(2000, 1, 1, tzinfo=UTC), datetime.now(UTC))
+
+        (synced,) = [r for r in asyncio.run(runner.completeness(everything))
+                     if r.stream == "orders"]
+        shop.fake().post("/orders", json={})  # changed at the source, not synced yet
+        time.sleep(2.2)
+        now = Window(datetime.now(UTC) - timedelta(minutes=5), datetime.now(UTC))
+        (recent,) = [r for r in asyncio.run(runner.completeness(now)) if r.stream == "orders"]
+
+        assert synced.at_source == synced.extracted > 0
+        assert synced.final == synced.visible + len(
+            runner.state.entries(SOURCE, "orders", {ItemStatus.QUARANTINED}))
+        assert recent.at_source == recent.extracted + 1
+        assert recent.gaps[0].startswith("1 orders records at the source were never extracted")
+    finally:
+        shop.stop()

@@ -72,11 +72,13 @@ def test_an_older_database_is_upgraded_in_order_once(open_store: OpenStore) -> N
     assert applied == ["notes", "table"], "an up-to-date database runs no migration"
 
 
-def test_a_version_1_ledger_gains_the_resend_count(open_store: OpenStore) -> None:
+def test_a_version_1_ledger_gains_the_later_columns(open_store: OpenStore) -> None:
     store = open_store(migrations=MIGRATIONS[:1])
-    with store._engine.begin() as conn:  # a ledger as version 1 made it
-        conn.execute(text("ALTER TABLE shopsync_ledger DROP COLUMN resends"))
     store.record(S, R, [outcome("1", ItemStatus.ACCEPTED)])
+    with store._engine.begin() as conn:  # then the ledger as version 1 made it
+        conn.execute(text("DROP INDEX ix_shopsync_ledger_record"))
+        conn.execute(text("ALTER TABLE shopsync_ledger DROP COLUMN resends"))
+        conn.execute(text("ALTER TABLE shopsync_ledger DROP COLUMN changed_at"))
     store.close()
 
     upgraded = open_store()
@@ -84,6 +86,7 @@ def test_a_version_1_ledger_gains_the_resend_count(open_store: OpenStore) -> Non
     assert upgraded.schema_version() == len(MIGRATIONS)
     upgraded.count_resend(S, R, ["1"])
     assert upgraded.ledger(S, R, ["1"])["1"].resends == 1
+    assert upgraded.ledger(S, R, ["1"])["1"].changed_at is None
 
 
 def test_a_failing_migration_leaves_the_database_as_it_was(open_store: OpenStore) -> None:

@@ -38,6 +38,8 @@ class MappedItem:
     key: str
     item: Item
     source_record_id: str
+    #: when the source record last changed (its stream position's time)
+    changed_at: datetime | None = None
 
 
 class PlatformMapping(Protocol):
@@ -123,10 +125,11 @@ def map_record(
     record: RawRecord,
     ctx: MappingContext,
     source_record_id: str,
+    changed_at: datetime | None = None,
 ) -> Iterator[MappedItem]:
     """Every target item of one raw record, overridden and attributed to the data source."""
     for resource, item in mapping.map(stream, record, ctx):
         if ctx.id_data_source is not None:
             item["id_data_source"] = ctx.id_data_source
         item = overrides.apply(resource, item, record)  # may route items to another source
-        yield MappedItem(resource, item_key(resource, item), item, source_record_id)
+        yield MappedItem(resource, item_key(resource, item), item, source_record_id, changed_at)

@@ -46,6 +46,7 @@ class LedgerEntry:
     visible_at: datetime | None  # first read-back of the accepted content; reset on accept
     accepted_hash: str | None = None  # content hash of what the API was last seen to take
     resends: int = 0  # times reconciliation sent it again because it did not become visible
+    changed_at: datetime | None = None  # when its source record last changed, at the source
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class Outcome:
     source_record_id: str | None = None
     errors: Sequence[str] = ()
     payload: dict[str, Any] | None = None
+    #: when the source record last changed (the stream position's time), for completeness
+    changed_at: datetime | None = None
 
 
 @dataclass(frozen=True)

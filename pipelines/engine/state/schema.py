@@ -128,6 +128,7 @@ ledger = Table(
     Column("visible_at", UTCDateTime),
     Column("accepted_hash", Text),
     Column("resends", Integer, nullable=False, server_default="0"),
+    Column("changed_at", UTCDateTime),
     # counts per status, and keyset pages of one status (re-sending failed items)
     Index("ix_shopsync_ledger_status", "source", "resource", "status", "item_key"),
     # the items a source record became (deletions at the source)
@@ -149,7 +150,13 @@ def _resends(conn: Connection) -> None:
                       " ON shopsync_ledger (source, resource, source_record_id)"))
 
 
-MIGRATIONS: list[Migration] = [_create_current, _resends]
+def _changed_at(conn: Connection) -> None:
+    """Version 3: when each item's source record changed, for completeness by time window."""
+    kind = "TIMESTAMP WITH TIME ZONE" if conn.dialect.name == "postgresql" else "DATETIME"
+    conn.execute(text(f"ALTER TABLE shopsync_ledger ADD COLUMN changed_at {kind}"))
+
+
+MIGRATIONS: list[Migration] = [_create_current, _resends, _changed_at]
 
 # one lock for every schema upgrade in a PostgreSQL database: two processes opening the
 # store at once queue up instead of racing to create the same tables

@@ -172,6 +172,7 @@ def ledger_upsert(dialect: str) -> Insert:
                 else_=old.visible_at,
             ),
             "accepted_hash": case((successful, new.accepted_hash), else_=old.accepted_hash),
+            "changed_at": func.coalesce(new.changed_at, old.changed_at),
         },
     )
 
@@ -195,6 +196,7 @@ def ledger_row(source: str, resource: str, outcome: Outcome, now: datetime) -> d
         "accepted_at": now if successful else None,
         "visible_at": now if status is ItemStatus.VISIBLE else None,
         "accepted_hash": outcome.content_hash if successful else None,
+        "changed_at": outcome.changed_at,
     }
 
 
@@ -213,6 +215,7 @@ def entry_from_row(row: Row[Any]) -> LedgerEntry:
         visible_at=row.visible_at,
         accepted_hash=row.accepted_hash,
         resends=row.resends,
+        changed_at=row.changed_at,
     )
 
 

@@ -358,6 +358,20 @@ class StateStore:
         with self._connection() as conn:
             return int(conn.execute(query).scalar() or 0)
 
+    def window_counts(
+        self, source: str, resource: str, start: datetime, end: datetime
+    ) -> tuple[int, dict[str, int]]:
+        """Items of ``resource`` whose source record changed in ``[start, end)``: how many
+        distinct source records, and how many items per status."""
+        where = (ledger.c.source == source, ledger.c.resource == resource,
+                 ledger.c.changed_at >= start, ledger.c.changed_at < end)
+        records = select(func.count(func.distinct(ledger.c.source_record_id))).where(
+            *where, ledger.c.status != ItemStatus.DELETED.value)
+        statuses = select(ledger.c.status, func.count()).where(*where).group_by(ledger.c.status)
+        with self._connection() as conn:
+            total = int(conn.execute(records).scalar() or 0)
+            return total, {status: int(n) for status, n in conn.execute(statuses)}
+
     def count_resend(self, source: str, resource: str, keys: Sequence[str]) -> None:
         """Reconciliation sent these again: one more resend each."""
         with self._connection(write=True) as conn:

@@ -25,11 +25,11 @@ import math
 import re
 from collections.abc import Iterable
 from datetime import date, datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
-from sandbox.marketing.errors import ApiError, describe_validation_error, json_type
+from sandbox.marketing.errors import json_type
 
 FieldType = Literal[
     "bool", "text", "longtext", "number", "decimal", "list", "date", "datetime", "json",
@@ -338,14 +338,3 @@ class OverridesIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     overrides: list[OverrideIn]
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def validated(model: type[M], body: Any) -> M:
-    """``body`` as ``model``, or a 400 naming every problem."""
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        raise ApiError(400, describe_validation_error(exc)) from None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from connectors.marketing.items import describe_errors
 
@@ -63,3 +65,14 @@ def json_type(value: Any) -> str:
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validated(model: type[M], body: Any) -> M:
+    """``body`` as ``model``, or a 400 naming every problem."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        raise ApiError(400, describe_validation_error(exc)) from None

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from connectors.marketing.query import OrderBy
-from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
+from sandbox.marketing.errors import ApiError, not_found, validated
 from sandbox.marketing.http import json_object, ok, query, shop
 from sandbox.marketing.listing import (
     apply_list_query,
@@ -141,13 +141,6 @@ class ListPatch(BaseModel):
     keep_updated: bool | None = None
 
 
-def _parse(model: type[BaseModel], body: dict[str, Any]) -> Any:
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        raise ApiError(400, describe_validation_error(exc)) from None
-
-
 def _segment_filter(config: dict[str, Any] | None) -> Any:
     """The predicate of a segmentation config; a 400 naming the problem when it is invalid."""
     if not config:
@@ -204,7 +197,7 @@ async def list_lists(request: Request, the_shop: Shop = Depends(shop)) -> Any:
 
 @router.post("/v1/lists", tags=["lists"], summary="createList")
 async def create_list(request: Request, the_shop: Shop = Depends(shop)) -> Any:
-    body = _parse(ListIn, await json_object(request))
+    body = validated(ListIn, await json_object(request))
     now = now_iso()
     doc = {
         "id_list": the_shop.next_id("lists"),
@@ -227,7 +220,7 @@ async def get_list(id_list: int, the_shop: Shop = Depends(shop)) -> Any:
 
 @router.patch("/v1/lists/{id_list}", tags=["lists"], summary="updateList")
 async def update_list(id_list: int, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-    patch = _parse(ListPatch, await json_object(request))
+    patch = validated(ListPatch, await json_object(request))
     doc = {**_get_list(the_shop, id_list), **patch.model_dump(exclude_unset=True)}
     doc["updated_at"] = now_iso()
     doc["_members"] = _snapshot(the_shop, doc.get("segmentation_config"))

@@ -29,10 +29,9 @@ from sandbox.marketing.custom_fields import (
     check_record,
     record_id,
     resolve_relations,
-    validated,
 )
 from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
-from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
+from sandbox.marketing.errors import ApiError, describe_validation_error, not_found, validated
 from sandbox.marketing.http import json_body, json_object, ok, query, shop, store_of
 from sandbox.marketing.listing import apply_list_query, list_envelope, parse_list_query
 from sandbox.marketing.store import Collection, Doc, Shop, applier, now_iso

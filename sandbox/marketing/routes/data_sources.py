@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
+from sandbox.marketing.errors import not_found, validated
 from sandbox.marketing.http import json_object, ok, shop
 from sandbox.marketing.listing import ListQuery, list_envelope
 from sandbox.marketing.store import Doc, Shop, now_iso
@@ -74,13 +74,6 @@ def _save(shop: Shop, doc: Doc) -> None:
     collection.put(str(doc["id_data_source"]), doc)
 
 
-def _parse(model: type[BaseModel], body: dict[str, Any]) -> Any:
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        raise ApiError(400, describe_validation_error(exc)) from None
-
-
 @router.get("/v1/data-sources", summary="listDataSources")
 async def list_data_sources(the_shop: Shop = Depends(shop)) -> Any:
     """All data sources, active and inactive, ordered by parent_id then creation date."""
@@ -93,7 +86,7 @@ async def list_data_sources(the_shop: Shop = Depends(shop)) -> Any:
 
 @router.post("/v1/data-sources", summary="createDataSource")
 async def create_data_source(request: Request, the_shop: Shop = Depends(shop)) -> Any:
-    body = _parse(DataSourceIn, await json_object(request))
+    body = validated(DataSourceIn, await json_object(request))
     data_sources(the_shop)
     return ok(_create(the_shop, body))
 
@@ -102,7 +95,7 @@ async def create_data_source(request: Request, the_shop: Shop = Depends(shop)) -
 async def update_data_source(
     id_data_source: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:
-    patch = _parse(DataSourcePatch, await json_object(request))
+    patch = validated(DataSourcePatch, await json_object(request))
     current = data_sources(the_shop).get(str(id_data_source))
     if current is None:
         raise not_found(f"Data source {id_data_source}")

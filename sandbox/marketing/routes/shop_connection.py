@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox.marketing.errors import ApiError, describe_validation_error
+from sandbox.marketing.errors import validated
 from sandbox.marketing.http import json_object, ok, shop
 from sandbox.marketing.store import Shop, now_iso
 
@@ -28,10 +28,7 @@ class ShopConnection(BaseModel):
 
 @router.post("/v1/shop/connection", summary="connectShop")
 async def connect_shop(request: Request, the_shop: Shop = Depends(shop)) -> Any:
-    try:
-        body = ShopConnection.model_validate(await json_object(request))
-    except ValidationError as exc:
-        raise ApiError(400, describe_validation_error(exc)) from None
+    body = validated(ShopConnection, await json_object(request))
     doc = {"id_shop": the_shop.shop_id, **body.model_dump(), "updated_at": now_iso()}
     the_shop.collection("shop").put("connection", doc)
     return ok(doc)

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
+
+from sandbox.shops.cli import listen_options, settings_or_exit
 
 
 @click.command("prestashop")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8790, show_default=True, type=int,
-              help="Port to listen on (0: a free port, printed in the banner).")
-@click.option("--seed", default=0, show_default=True, type=int,
-              help="Seed of the generated data (and of the injected faults).")
+@listen_options(default_port=8790)
 @click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0),
               help="Customers to generate (guests and a deleted one included).")
 @click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
@@ -40,16 +36,8 @@ import click
 def command(**options: object) -> None:
     """Serve a fake PrestaShop shop: the webservice at /api (key
     SHOPSYNCFAKEPRESTASHOPWEBSERVICE as the Basic user name) plus /__fake__ to change it."""
-    from pydantic import ValidationError
-
     from sandbox.shops.prestashop.serve import serve
     from sandbox.shops.prestashop.settings import FakePrestaSettings
 
-    try:
-        settings = FakePrestaSettings.model_validate(options)
-    except ValidationError as exc:
-        for err in exc.errors(include_url=False):
-            where = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
-            click.echo(f"error: {where}: {str(err['msg']).removeprefix('Value error, ')}", err=True)
-        sys.exit(2)
+    settings = settings_or_exit(FakePrestaSettings, options)
     serve(settings)

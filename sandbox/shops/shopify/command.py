@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
+
+from sandbox.shops.cli import listen_options, settings_or_exit
 
 
 @click.command("shopify")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8789, show_default=True, type=int,
-              help="Port to listen on (0: a free port, printed in the banner).")
-@click.option("--seed", default=0, show_default=True, type=int,
-              help="Seed of the generated data (and of the injected faults).")
+@listen_options(default_port=8789)
 @click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0))
 @click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0))
 @click.option("--products", default=30, show_default=True, type=click.IntRange(min=0))
@@ -44,16 +40,8 @@ import click
 def command(**options: object) -> None:
     """Serve a fake Shopify shop: the Admin GraphQL API at /admin/api/VERSION/graphql.json
     (X-Shopify-Access-Token shpat_shopsync_fake) plus /__fake__ to change records."""
-    from pydantic import ValidationError
-
     from sandbox.shops.shopify.serve import serve
     from sandbox.shops.shopify.settings import FakeShopifySettings
 
-    try:
-        settings = FakeShopifySettings.model_validate(options)
-    except ValidationError as exc:
-        for err in exc.errors(include_url=False):
-            where = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
-            click.echo(f"error: {where}: {str(err['msg']).removeprefix('Value error, ')}", err=True)
-        sys.exit(2)
+    settings = settings_or_exit(FakeShopifySettings, options)
     serve(settings)

@@ -1,0 +1,40 @@
+"""What every fake shop's ``shopsync fake-shop <platform>`` command shares: where it listens,
+its seed, and turning a bad option into one line per problem and exit code 2."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+from pydantic import BaseModel, ValidationError
+
+F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
+
+
+def listen_options(default_port: int) -> Callable[[F], F]:
+    """``--host``, ``--port`` and ``--seed``, the same on every fake."""
+
+    def apply(fn: F) -> F:
+        fn = click.option("--seed", default=0, show_default=True, type=int,
+                          help="Seed of the generated data (and of the injected faults).")(fn)
+        fn = click.option("--port", default=default_port, show_default=True, type=int,
+                          help="Port to listen on (0: a free port, printed in the banner).")(fn)
+        return click.option("--host", default="127.0.0.1", show_default=True,
+                            help="Address to listen on.")(fn)
+
+    return apply
+
+
+def settings_or_exit(model: type[M], options: dict[str, Any]) -> M:
+    """The fake's settings from the command's options; a bad one ends the command with a
+    message naming the option, never a traceback."""
+    try:
+        return model.model_validate(options)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            where = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
+            click.echo(f"error: {where}: {str(err['msg']).removeprefix('Value error, ')}", err=True)
+        sys.exit(2)

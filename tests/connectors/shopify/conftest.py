@@ -6,10 +6,19 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from connectors.sources.shopify import throttle
 from sandbox.shops.shopify.launch import RunningFakeShopify, start
 
 #: a bucket large enough that the tests read rather than wait (the throttling tests shrink it)
 ROOMY = ("--bucket-size", "1000000", "--restore-rate", "1000000", "--bulk-latency", "0")
+
+
+@pytest.fixture(autouse=True)
+def fresh_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with no cost budget in memory: the process keeps one per shop URL,
+    and a fake started on a port an earlier test's fake used (with another bucket size)
+    would otherwise inherit its estimate and its totals."""
+    monkeypatch.setattr(throttle, "_BUDGETS", {})
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import hashlib
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,25 +44,76 @@ def now_iso() -> str:
 
 
 class Collection:
-    """Documents of one kind in one shop, by key, in insertion order."""
+    """Documents of one kind in one shop, by key, in insertion order, with indexes by field
+    built on first use and kept up to date by every write (a read-back of 100 ids, or the
+    customers an order refers to, is then found without scanning the collection)."""
 
     def __init__(self, shop: Shop, name: str) -> None:
         self._shop = shop
         self.name = name
         self.docs: dict[str, Doc] = {}
+        #: key -> when it was first put (insertion order, for what an index finds)
+        self._placed: dict[str, int] = {}
+        self._next_place = 0
+        #: field -> str(value) -> keys of the documents holding it (an ordered set)
+        self._indexes: dict[str, dict[str, dict[str, None]]] = {}
 
     def get(self, key: str) -> Doc | None:
         return self.docs.get(key)
 
     def put(self, key: str, doc: Doc) -> None:
-        self.docs[key] = doc
+        old = self.docs.get(key)
+        self._place(key, doc)
+        for field, index in self._indexes.items():
+            self._unindex(index, field, key, old)
+            index.setdefault(str(doc.get(field)), {})[key] = None
         self._shop.persistence.put(self._shop.ident, self.name, key, doc)
 
     def delete(self, key: str) -> bool:
-        if self.docs.pop(key, None) is None:
+        old = self.docs.pop(key, None)
+        if old is None:
             return False
+        del self._placed[key]
+        for field, index in self._indexes.items():
+            self._unindex(index, field, key, old)
         self._shop.persistence.delete(self._shop.ident, self.name, key)
         return True
+
+    def matching(self, field: str, values: Iterable[Any]) -> dict[str, Doc]:
+        """Key -> document for the documents whose ``field`` equals one of ``values``,
+        compared as text (as ids arrive in query strings), in insertion order."""
+        index = self._indexes.get(field)
+        if index is None:
+            index = self._indexes[field] = {}
+            for key, doc in self.docs.items():
+                index.setdefault(str(doc.get(field)), {})[key] = None
+        keys: dict[str, None] = {}
+        for value in values:
+            keys.update(index.get(str(value), {}))
+        return {k: self.docs[k] for k in sorted(keys, key=self._placed.__getitem__)}
+
+    def restore(self, key: str, doc: Doc) -> None:
+        """Put back a document read from the persistence at start-up (not written again)."""
+        self._place(key, doc)
+        self._indexes.clear()
+
+    def _place(self, key: str, doc: Doc) -> None:
+        if key not in self._placed:
+            self._placed[key] = self._next_place
+            self._next_place += 1
+        self.docs[key] = doc
+
+    @staticmethod
+    def _unindex(index: dict[str, dict[str, None]], field: str, key: str,
+                 old: Doc | None) -> None:
+        if old is None:
+            return
+        value = str(old.get(field))
+        holders = index.get(value)
+        if holders is not None:
+            holders.pop(key, None)
+            if not holders:
+                del index[value]
 
     def values(self) -> Iterator[Doc]:
         return iter(list(self.docs.values()))
@@ -118,7 +169,7 @@ class Shop:
 
     def restore(self, collection: str, key: str, doc: Doc) -> None:
         """Put back a document read from the persistence at start-up."""
-        self.collection(collection).docs[key] = doc
+        self.collection(collection).restore(key, doc)
         if collection == "_pending":
             self.pending.append(doc)
 

@@ -59,21 +59,20 @@ def _public(doc: Doc) -> dict[str, Any]:
 
 
 class _Index:
-    """Items of one collection by a field, preferring the same data source; built once per
-    request so that reading many orders does not scan the customers for each."""
+    """Items of one collection by a field, preferring the same data source, found through
+    the collection's index (reading many orders never scans the customers)."""
 
     def __init__(self, shop: Shop, collection: str, field: str) -> None:
-        self._exact: dict[tuple[Any, Any], Doc] = {}
-        self._any: dict[Any, Doc] = {}
-        for doc in shop.collection(collection).docs.values():
-            value = doc.get(field)
-            self._exact.setdefault((value, doc.get("data_source_id")), doc)
-            self._any.setdefault(value, doc)
+        self._collection = shop.collection(collection)
+        self._field = field
 
     def get(self, value: Any, data_source_id: Any) -> Doc:
         if value is None:
             return {}
-        return self._exact.get((value, data_source_id)) or self._any.get(value) or {}
+        found = [d for d in self._collection.matching(self._field, [value]).values()
+                 if d.get(self._field) == value]
+        same = (d for d in found if d.get("data_source_id") == data_source_id)
+        return next(same, found[0] if found else {})
 
 
 class OrderReader:

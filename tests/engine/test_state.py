@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Collection
 from contextlib import closing
 from datetime import UTC, datetime, timedelta, timezone
@@ -492,7 +491,7 @@ def test_runs_are_recorded_and_listed_newest_first(store: StateStore) -> None:
 # -- scale
 
 
-def test_twenty_thousand_outcomes_are_recorded_in_batches_quickly(store: StateStore) -> None:
+def test_twenty_thousand_outcomes_recorded_in_batches_are_each_counted_once(store: StateStore) -> None:
     outcomes = [
         outcome(
             f"c{i}",
@@ -504,11 +503,9 @@ def test_twenty_thousand_outcomes_are_recorded_in_batches_quickly(store: StateSt
         )
         for i in range(20_000)
     ]
-    started = time.perf_counter()
     for first in range(0, len(outcomes), 500):
         store.record(S, "customers", outcomes[first : first + 500])
-    elapsed = time.perf_counter() - started
 
     assert store.counts(S) == {"customers": {"accepted": 19_000, "rejected": 1_000}}
-    # measured on the 2-core CI machine: about 1 s (SQLite) and 1.5 s (PostgreSQL)
-    assert elapsed < 10, f"{len(outcomes) / elapsed:.0f} outcomes/s"
+    rejected = store.entries(S, "customers", statuses=[ItemStatus.REJECTED])
+    assert {e.errors[0] for e in rejected} == {"email: invalid"} and len(rejected) == 1_000

@@ -244,3 +244,23 @@ def test_single_reads_of_unknown_ids_are_404_with_a_json_body(api):
         "statusCode": 404, "success": False, "message": "Order with order_id 'nope' not found",
         "errors": ["Order with order_id 'nope' not found"],
     }
+
+
+def test_reads_by_id_and_reference_follow_updates_and_deletes(api):
+    api.post("/customers", json=[sample_item("customers")])
+    api.post("/orders", json=[sample_item("orders", order_id=f"o-{n}", reference=f"R{n}")
+                              for n in range(1, 6)])
+    api.post("/orders", json=[sample_item("orders", order_id="o-2", reference="R2-NEW")])
+    api.post("/orders/bulk-delete", json={"order_ids": ["o-3"]})
+    api.post("/customers", json=[sample_item("customers", first_name="Augusta")])
+
+    listed = api.get("/orders", params={"filters[0][field]": "order_id",
+                                        "filters[0][operator]": "IN",
+                                        "filters[0][values]": "o-1,o-2,o-3,o-4"}).json()
+
+    assert sorted(o["order_id"] for o in listed["data"]) == ["o-1", "o-2", "o-4"]
+    assert listed["meta"]["pagination"]["total_items"] == 3
+    assert {o["customer_first_name"] for o in listed["data"]} == {"Augusta"}
+    assert api.get("/orders/reference/R2-NEW").json()["data"]["order_id"] == "o-2"
+    assert api.get("/orders/reference/R2").status_code == 404
+    assert api.get("/orders/reference/R3").status_code == 404

@@ -163,10 +163,7 @@ def _apply_save(shop: Shop, op: Doc) -> None:
 def _apply_delete(shop: Shop, op: Doc) -> None:
     resource = SYNC_RESOURCES[op["resource"]]
     collection = shop.collection(resource.name)
-    ids = set(op["ids"])
-    for key, doc in list(collection.docs.items()):
-        if str(doc.get(resource.id_field)) not in ids:
-            continue
+    for key, doc in collection.matching(resource.id_field, set(op["ids"])).items():
         if op["data_source_id"] is not None and doc["data_source_id"] != op["data_source_id"]:
             continue
         if op.get("parent") is not None and str(doc.get(resource.parent_field)) != op["parent"]:
@@ -193,20 +190,19 @@ def _list(
 ) -> dict[str, Any]:
     q = parse_list_query(query(request), selectable_fields(resource))
     read = reader(shop, resource)
-    docs = shop.collection(resource.name).docs.values()
+    collection = shop.collection(resource.name)
     wanted = _wanted_ids(q, resource)
-    views = (read(d) for d in docs
-             if (wanted is None or str(d.get(resource.id_field)) in wanted)
-             and (where is None or where(d)))
+    docs = (collection.docs if wanted is None
+            else collection.matching(resource.id_field, wanted)).values()
+    views = (read(d) for d in docs if where is None or where(d))
     page, total = apply_list_query(views, q, default_order=BY_CREATION)
     return list_envelope(page, total, q)
 
 
 def _find(shop: Shop, resource: SyncResource, field: str, value: str) -> dict[str, Any]:
     read = reader(shop, resource)
-    for doc in shop.collection(resource.name).docs.values():
-        if str(doc.get(field)) == value:
-            return ok(read(doc))
+    for doc in shop.collection(resource.name).matching(field, [value]).values():
+        return ok(read(doc))
     raise not_found(f"{resource.name[:-1].capitalize()} with {field} {value!r}")
 
 

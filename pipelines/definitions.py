@@ -19,7 +19,6 @@ from assets.reconciliation import reconciliation_asset
 from assets.secrets import secrets_for, secrets_key
 from assets.sync import stream_asset
 from pipelines.engine.config import Config, Source, config_path, load_config
-from pipelines.engine.mappings import mapping_for
 from pipelines.engine.runner import selected_resources
 
 
@@ -42,8 +41,7 @@ def build_definitions(config: Config) -> dg.Definitions:
     jobs = []
     schedules = []
     for source in config.sources:
-        plan = selected_resources(source, mapping_for(source.platform),
-                                  config.destination.write_carts)
+        plan = selected_resources(source, config.destination.write_carts)
         produced = {resource for resources_ in plan.values() for resource in resources_}
         synced = []
         for stream, stream_resources in plan.items():

@@ -206,7 +206,6 @@ def check_config(config_path: str | None) -> None:
 
     from pipelines.engine.config import ConfigError
     from pipelines.engine.runner import open_client, open_connector, selected_resources
-    from pipelines.engine.mappings import mapping_for
 
     config = _load(config_path)
     problems: list[str] = []
@@ -220,7 +219,7 @@ def check_config(config_path: str | None) -> None:
             problems.append(f"destination {config.destination.base_url}: {exc}")
         for source in config.sources:
             try:
-                selected_resources(source, mapping_for(source.platform))
+                selected_resources(source)
                 connector = open_connector(source, os.environ)
                 try:
                     await connector.check()

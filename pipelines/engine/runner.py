@@ -28,7 +28,6 @@ from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.platforms import platform
 from pipelines.engine.secrets import secret_from
-from pipelines.engine.mappings.base import PlatformMapping
 from pipelines.engine.reconcile import ReconcileReport, Reconciler
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.sync import SETTLE, StreamReport, StreamSync, Window
@@ -52,11 +51,11 @@ def open_client(config: Config, env: Env) -> MarketingClient:
     return MarketingClient(destination.base_url, key, kpi_api_key=kpi_key)
 
 
-def selected_resources(source: Source, mapping: PlatformMapping,
-                       write_carts: bool = True) -> dict[str, list[str]]:
-    """stream -> the configured target resources it feeds, in the mapping's order (carts
-    only where the destination takes cart writes)."""
-    known = {r for resources in mapping.produces.values() for r in resources}
+def selected_resources(source: Source, write_carts: bool = True) -> dict[str, list[str]]:
+    """stream -> the configured target resources it feeds, in the order of the streams the
+    platform gives for this source (carts only where the destination takes cart writes)."""
+    produces = platform(source.platform).produces(source)
+    known = {r for resources in produces.values() for r in resources}
     wanted = set(known) if "all" in source.resources else set(source.resources)
     unknown = sorted(wanted - known)
     if unknown:
@@ -71,7 +70,7 @@ def selected_resources(source: Source, mapping: PlatformMapping,
         wanted.discard("carts")
     plan = {
         stream: [r for r in resources if r in wanted]
-        for stream, resources in mapping.produces.items()
+        for stream, resources in produces.items()
     }
     return {stream: resources for stream, resources in plan.items() if resources}
 
@@ -93,8 +92,7 @@ class SourceRunner:
                    env if env is not None else os.environ)
 
     def plan(self) -> dict[str, list[str]]:
-        return selected_resources(self.source, mapping_for(self.source.platform),
-                                  self.config.destination.write_carts)
+        return selected_resources(self.source, self.config.destination.write_carts)
 
     async def run(
         self,

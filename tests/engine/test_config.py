@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from pipelines.engine.config import ConfigError, load_config
+from pipelines.engine.runner import selected_resources
 
 GOOD = """
 destination:
@@ -26,6 +27,27 @@ sources:
     mapping:
       customers: {set: {is_opt_in: true}, rename: {phone_number: billing.phone}}
 """
+
+
+#: a source whose configuration defines its streams: customers and orders, no others
+DEFINED = """
+sources:
+  - name: own
+    platform: {platform}
+    connection:
+      {where}
+      streams:
+        customers: {{{table}key: id, columns: {{customer_id: id, email: email}}}}
+        orders: {{{table}key: id, columns: {{order_id: id}}}}
+"""
+WHERE = {"sql": ("url: sqlite:////data/shop.db", "table: t, "),
+         "files": ("path: /data/drop", "")}
+
+
+def defined(platform: str, resources: str | None = None) -> str:
+    where, table = WHERE[platform]
+    text = DEFINED.format(platform=platform, where=where, table=table)
+    return text if resources is None else text + f"    resources: {resources}\n"
 
 
 def write(tmp_path, text):
@@ -108,3 +130,22 @@ def test_the_cli_prints_problems_without_a_traceback(tmp_path):
     assert done.returncode == 2
     assert "sources[0].platform" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("platform", ["sql", "files"])
+@pytest.mark.parametrize("resources", [None, "[all]"], ids=["left-out", "all"])
+def test_all_on_a_sql_or_files_source_means_the_resources_its_streams_feed(
+    tmp_path, platform, resources
+):
+    source = load_config(write(tmp_path, defined(platform, resources))).sources[0]
+    assert selected_resources(source) == {"customers": ["customers"], "orders": ["orders"]}
+
+
+@pytest.mark.parametrize("platform", ["sql", "files"])
+def test_a_listed_resource_no_stream_feeds_names_the_field_and_the_fix(tmp_path, platform):
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, defined(platform, "[orders, products, vouchers]")))
+    assert caught.value.problems == [
+        ("sources[0].resources: no stream of connection.streams feeds products, vouchers —"
+         " define a stream for each, or list only resources that have one (resources:"
+         " [customers, orders]; `all` means every defined stream)")]

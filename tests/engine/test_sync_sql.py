@@ -56,14 +56,18 @@ class Setup:
         return self.api.get(route, params={"limit": 1000}).json()["data"]
 
 
-def make_setup(sandbox, url, tmp_path, fresh_key, *, url_env: str | None = None) -> Setup:
+def make_setup(sandbox, url, tmp_path, fresh_key, *, url_env: str | None = None,
+               streams: tuple[str, ...] | None = None) -> Setup:
     """A generated database at ``url`` (given to the source in the environment variable
-    ``url_env`` when it holds a password) and a fresh shop of the sandbox."""
+    ``url_env`` when it holds a password; only ``streams`` defined when given) and a fresh
+    shop of the sandbox."""
     database = FakeDatabase(url, TIMEZONE)
     database.write(generate(5, orders=80, customers=25, products=12))
     key = fresh_key()
     env = {"T_API_KEY": key}
     where = connection(url)
+    if streams is not None:
+        where = {**where, "streams": {s: STREAMS[s] for s in streams}}
     if url_env:
         where, env[url_env] = {**where, "url": None, "url_env": url_env}, url
     config = parse_config({
@@ -166,6 +170,26 @@ def test_the_next_run_sends_only_what_changed(setup):
     stored = {o["order_id"]: o for o in setup.listed("/orders")}
     assert stored["1011"]["amount"] == 123.45
     assert stored["5000"]["customer_email"] == "new@example.org"
+
+
+def test_resources_left_out_syncs_exactly_the_resources_of_the_defined_streams(
+    sandbox, tmp_path, fresh_key
+):
+    setup = make_setup(sandbox, f"sqlite:///{tmp_path / 'shop.db'}", tmp_path, fresh_key,
+                       streams=("products", "customers"))
+    assert setup.config.sources[0].resources == ["all"]
+
+    reports = setup.run()
+
+    assert [r.stream for r in reports] == ["customers", "products"]
+    for resource in ("customers", "products"):
+        assert_stored_equal_mapped(setup, resource)
+    assert set(setup.stats()["writes"]) == {"customers", "products"}
+    for resource, route in ROUTES.items():
+        if resource not in ("customers", "products"):
+            assert setup.listed(route) == [], resource
+    assert setup.listed("/orders") == []
+    setup.state.close()
 
 
 def test_a_row_deleted_at_the_source_is_deleted_at_the_destination(setup):

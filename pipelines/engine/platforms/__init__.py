@@ -1,7 +1,7 @@
 """The platforms the engine can read, each in a module of its own that registers a
 ``Platform``: how to open its connector from a source's configuration, its mapping, what it
-cannot read, and how its demo runs. Modules in this package are found and loaded on first
-use, so adding a platform adds a file and edits none."""
+cannot read, which streams a source has, and how its demo runs. Modules in this package are
+found and loaded on first use, so adding a platform adds a file and edits none."""
 
 from __future__ import annotations
 
@@ -46,6 +46,14 @@ class Platform:
     #: problems with a source's ``connection`` for this platform, one line each
     check: Callable[[Source], list[str]] = lambda source: []
     demo: DemoSpec | None = None
+    #: stream -> the resources it feeds, for one source, where the source's configuration
+    #: defines its streams (``sql``, ``files``); None: the mapping's fixed ``produces``
+    streams: Callable[[Source], Mapping[str, tuple[str, ...]]] | None = None
+
+    def produces(self, source: Source) -> Mapping[str, tuple[str, ...]]:
+        """The streams ``source`` can read and the resources each feeds, reference data
+        first: what ``resources: all`` means for it, and all it may be asked for."""
+        return self.streams(source) if self.streams is not None else self.mapping().produces
 
 
 _PLATFORMS: dict[str, Platform] = {}

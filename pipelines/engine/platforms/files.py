@@ -1,5 +1,6 @@
 """File drops: a folder (``connection.path``) with one folder of CSV, JSON Lines or Parquet
-files per stream, each with its key and column mapping (``connection.streams``); see
+files per stream, each with its key and column mapping (``connection.streams``), which are
+all the source has (``resources: all`` syncs every one); see
 connectors/sources/files/README.md."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+from pipelines.engine.platforms.sql import defined_streams, option_problems, spec_problems
 
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
@@ -18,7 +20,6 @@ OPTIONS = ("timezone", "page_size", "state_path")
 
 def check(source: Source) -> list[str]:
     from connectors.sources.files.config import FilesStreamSpec
-    from pipelines.engine.platforms.sql import option_problems, spec_problems
 
     connection = source.connection
     problems = []
@@ -77,6 +78,7 @@ register(Platform(
     mapping=mapping,
     unsupported=unsupported,
     check=check,
+    streams=defined_streams,
     demo=DemoSpec(
         command=("fake-shop", "files"),
         banner=r"files at (/\S+)",

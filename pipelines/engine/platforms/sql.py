@@ -1,6 +1,7 @@
 """SQL databases through SQLAlchemy: a URL (``connection.url``, or ``connection.url_env``
 when it holds a password) and, per stream, a table or query with its key, cursor and
-column mapping (``connection.streams``); see connectors/sources/sql/README.md."""
+column mapping (``connection.streams``), which are all the source has (``resources: all``
+syncs every one); see connectors/sources/sql/README.md."""
 
 from __future__ import annotations
 
@@ -17,9 +18,18 @@ if TYPE_CHECKING:
 OPTIONS = ("timezone", "page_size", "allow_unencrypted")
 
 
+def defined_streams(source: Source) -> dict[str, tuple[str, ...]]:
+    """The streams ``connection.streams`` defines, each feeding the resource of its name,
+    reference data first: the user decides what the source has, so ``resources: all`` means
+    these (shared by the ``files`` platform)."""
+    from pipelines.engine.mappings.columns import STREAM_ORDER
+
+    return {s: (s,) for s in STREAM_ORDER if s in source.connection.streams}
+
+
 def spec_problems(source: Source, model: Any) -> list[str]:
     """Problems of each stream's definition (``model`` validates one) and of its targets,
-    and resources asked for that no stream defines."""
+    and resources listed that no stream defines."""
     from pydantic import ValidationError
 
     from pipelines.engine.config import describe
@@ -30,14 +40,14 @@ def spec_problems(source: Source, model: Any) -> list[str]:
     if not streams:
         problems.append("connection.streams: define at least one stream (like `orders:` with"
                         " its table or query, key, cursor and columns)")
-    wanted = STREAM_ORDER if "all" in source.resources else source.resources
-    undefined = [r for r in wanted if r in STREAM_ORDER and r not in streams]
-    if streams and undefined:
-        asked = "`all` asks for every resource, and" if "all" in source.resources else "asked for,"
-        defined = ", ".join(r for r in STREAM_ORDER if r in streams)
-        problems.append(f"resources: {asked} no stream of connection.streams feeds"
-                        f" {', '.join(undefined)} — list the resources to sync (resources:"
-                        f" [{defined}]) or define their streams")
+    listed = [] if "all" in source.resources else source.resources
+    undefined = [r for r in listed if r in STREAM_ORDER and r not in streams]
+    defined = ", ".join(defined_streams(source))
+    if defined and undefined:
+        problems.append(f"resources: no stream of connection.streams feeds"
+                        f" {', '.join(undefined)} — define a stream for each, or list only"
+                        f" resources that have one (resources: [{defined}]; `all` means every"
+                        f" defined stream)")
     for stream, spec in streams.items():
         where = f"connection.streams.{stream}"
         if stream not in STREAM_ORDER:
@@ -131,6 +141,7 @@ register(Platform(
     mapping=mapping,
     unsupported=unsupported,
     check=check,
+    streams=defined_streams,
     demo=DemoSpec(
         command=("fake-shop", "sql"),
         banner=r"at (sqlite:///\S+)",

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from pipelines.engine.config import ConfigError, parse_config
-from pipelines.engine.mappings import mapping_for
 from pipelines.engine.platforms import platform
 from pipelines.engine.runner import selected_resources
 
@@ -59,7 +58,7 @@ def test_resources_magento_cannot_feed_say_why() -> None:
     source = config({"url": "https://shop.example", "token_env": "T"},
                     resources=["orders", "vouchers"]).sources[0]
     with pytest.raises(ConfigError) as caught:
-        selected_resources(source, mapping_for("magento"))
+        selected_resources(source)
     assert caught.value.problems[0].startswith(
         "sources.mg.resources: vouchers cannot be synced from magento: not read from Magento"
         " yet: cart price rules")

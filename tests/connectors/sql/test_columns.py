@@ -149,10 +149,6 @@ def test_configuration_problems_name_the_field_and_the_fix():
          " and name it in connection.url_env"),
         ("sources[0].connection.options.tz: not an option of this platform; options: timezone,"
          " page_size, allow_unencrypted"),
-        ("sources[0].resources: `all` asks for every resource, and no stream of"
-         " connection.streams feeds statuses, carriers, groups, categories, manufacturers,"
-         " customers, addresses, products, variations, images, vouchers, carts — list the"
-         " resources to sync (resources: [orders]) or define their streams"),
         ("sources[0].connection.streams.orders.columns.amout: Order has no field 'amout'; its"
          " fields: id_data_source, source_label, shop_id, order_id, lang, status_id, customer,"
          " products, cart_id, cart_updated_at, amount, amount_without_tax, shipping_costs,"

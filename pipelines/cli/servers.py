@@ -45,6 +45,14 @@ import click
     help="Share of valid write items accepted but never applied.",
 )
 @click.option(
+    "--disconnect-rate",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    help="Share of API requests whose connection is dropped without a complete answer, half"
+    " before the request is handled and half after (a write is then applied unseen).",
+)
+@click.option(
     "--latency", default=0.0, show_default=True, type=click.FloatRange(min=0), metavar="MS",
     help="Milliseconds added to every API answer.",
 )
@@ -67,6 +75,7 @@ def sandbox(
     visibility_delay: float,
     fault_rate: float,
     drop_rate: float,
+    disconnect_rate: float,
     latency: float,
     retry_after: int,
     seed: int | None,
@@ -87,6 +96,7 @@ def sandbox(
             visibility_delay=visibility_delay,
             fault_rate=fault_rate,
             drop_rate=drop_rate,
+            disconnect_rate=disconnect_rate,
             latency_ms=latency,
             retry_after=retry_after,
             seed=seed,

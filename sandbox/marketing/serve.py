@@ -19,7 +19,8 @@ def banner(settings: SandboxSettings, port: int) -> str:
         lines.append("  any well-formed key opens a new empty shop")
     lines.append(
         f"  visibility delay {settings.visibility_delay}s, fault rate {settings.fault_rate},"
-        f" drop rate {settings.drop_rate}, latency {settings.latency_ms} ms,"
+        f" drop rate {settings.drop_rate}, disconnect rate {settings.disconnect_rate},"
+        f" latency {settings.latency_ms} ms,"
         f" state {'in ' + str(settings.data) if settings.data else 'in memory'}"
     )
     lines.append(f'  try: curl -H "spm-api-key: <key>" {base}/v1/data-sources')

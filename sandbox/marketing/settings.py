@@ -58,6 +58,7 @@ class SandboxSettings(BaseModel):
     visibility_delay: float = Field(default=0.5, ge=0)
     fault_rate: float = Field(default=0.0, ge=0, le=1)
     drop_rate: float = Field(default=0.0, ge=0, le=1)
+    disconnect_rate: float = Field(default=0.0, ge=0, le=1)
     latency_ms: float = Field(default=0.0, ge=0)
     retry_after: int = Field(default=1, ge=0)
     seed: int | None = None

@@ -334,6 +334,32 @@ def test_under_30_percent_faults_100k_items_end_with_100k_outcomes(start):
     assert asyncio.run(stored_among(running.base_url, DEFAULT_KEY, sample)) == set(sample)
 
 
+def test_under_dropped_connections_every_item_is_accounted_for_exactly_once(start):
+    """Half the drops come after the sandbox applied the batch, so a retried save lands
+    twice on the server: it must still be stored once per id. Two attempts and batches of
+    5 make enough batches fail too; a failed batch may have been applied unseen."""
+    running = start("--disconnect-rate", "0.2", "--seed", "8", "--visibility-delay", "0")
+    ids = [f"c{i}" for i in range(2_000)]
+    quick = RetryPolicy(max_attempts=2, initial_backoff=0.001, max_backoff=0.001, jitter=0)
+
+    outcomes, _ = asyncio.run(push(running.base_url, DEFAULT_KEY,
+                                   (customer(i) for i in range(len(ids))),
+                                   retry=quick, batch_size=5))
+
+    found = by_key(outcomes)
+    assert sorted(found) == sorted(ids)
+    accepted = {k for k, o in found.items() if o.status == "accepted"}
+    failed = {k for k, o in found.items() if o.status == "failed"}
+    assert len(accepted) + len(failed) == len(ids) and failed
+    assert all("RemoteProtocolError" in found[k].errors[0] for k in failed)
+    stored = asyncio.run(stored_among(running.base_url, DEFAULT_KEY, ids))
+    assert accepted <= stored <= accepted | failed
+    assert stored & failed, "no failed batch was applied unseen: the ambiguous case is untested"
+    stats = sandbox_stats(running, DEFAULT_KEY)
+    assert stats["stored"]["customers"] == len(stored)  # one record per id
+    assert stats["writes"]["customers"]["accepted"] > len(stored)  # some ids were saved twice
+
+
 def test_many_429s_make_the_writer_back_off(start):
     running = start("--fault-rate", "0.5", "--seed", "5", "--retry-after", "0",
                     "--visibility-delay", "0")

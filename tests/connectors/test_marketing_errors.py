@@ -234,3 +234,15 @@ async def test_a_non_idempotent_create_is_retried_after_a_429(start):
             await client.create_event("Shipped", "Shipped")  # 429 (retried), then 502 (not)
     assert caught.value.status_code == 502
     assert (client.stats.attempts, client.stats.throttled, client.stats.server_errors) == (2, 1, 1)
+
+
+async def test_a_dropped_connection_is_a_network_error_retried_only_when_idempotent(start):
+    """A drop may come after the server acted, so a non-idempotent create is not resent."""
+    faulty = start("--accept-any-key", "--disconnect-rate", "1", "--seed", "1")
+    async with MarketingClient(faulty.base_url, new_key(), retry=FAST) as client:
+        with pytest.raises(TransientError, match="network error after retries: RemoteProtocolError"):
+            await client.list_orders()
+        assert (client.stats.attempts, client.stats.network_errors) == (3, 3)
+        with pytest.raises(TransientError, match="RemoteProtocolError"):
+            await client.create_event("Shipped", "Shipped")
+        assert (client.stats.attempts, client.stats.network_errors) == (4, 4)

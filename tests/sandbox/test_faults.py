@@ -1,15 +1,29 @@
-"""Fault switches: transient errors, latency and dropped writes, reproducible under --seed."""
+"""Fault switches: transient errors, latency, dropped writes and dropped connections,
+reproducible under --seed."""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
 
+import httpx
+
+from connectors.http.retry import RetryPolicy
+from connectors.marketing.blocking import BlockingMarketingClient
+from connectors.marketing.query import Query
 from connectors.marketing.samples import sample_item
+from sandbox.marketing.settings import DEFAULT_KEY
 
 
-def statuses(client, n):
-    return [client.get("/orders-carriers").status_code for _ in range(n)]
+def statuses(client: httpx.Client, n: int) -> list[int]:
+    """The status of ``n`` reads, 0 where the connection was dropped."""
+    found = []
+    for _ in range(n):
+        try:
+            found.append(client.get("/orders-carriers").status_code)
+        except httpx.RemoteProtocolError:
+            found.append(0)
+    return found
 
 
 def test_every_request_faults_at_rate_one_with_transient_statuses(start):
@@ -42,11 +56,13 @@ def test_the_fault_rate_is_the_share_of_faulted_requests(start):
 
 
 def test_the_same_seed_gives_the_same_faults(start):
-    first = statuses(start("--fault-rate", "0.3", "--seed", "42").client(), 60)
-    again = statuses(start("--fault-rate", "0.3", "--seed", "42").client(), 60)
-    other = statuses(start("--fault-rate", "0.3", "--seed", "43").client(), 60)
+    faults = ("--fault-rate", "0.3", "--disconnect-rate", "0.2")
+    first = statuses(start(*faults, "--seed", "42").client(), 60)
+    again = statuses(start(*faults, "--seed", "42").client(), 60)
+    other = statuses(start(*faults, "--seed", "43").client(), 60)
     assert first == again
     assert first != other
+    assert {0, 200} < set(first)
 
 
 def test_health_and_openapi_are_never_faulted(start):
@@ -84,3 +100,36 @@ def test_injected_faults_are_counted_by_status(start):
     client = start("--fault-rate", "0.5", "--seed", "9").client()
     counts = Counter(statuses(client, 200))
     assert set(counts) == {200, 429, 500, 502, 503}
+
+
+def test_dropped_connections_come_before_or_after_the_write_is_applied(start):
+    """The client cannot tell the two halves apart; the store can: a drop after the handler
+    kept the write. uvicorn must not log a line per drop (nobody reads a test's pipe)."""
+    running = start("--disconnect-rate", "0.3", "--seed", "6", "--visibility-delay", "0")
+    client = running.client()
+    answered: set[str] = set()
+    dropped: set[str] = set()
+    for i in range(300):
+        item = sample_item("customers", customer_id=f"c{i}", email=f"c{i}@example.com")
+        try:
+            assert client.post("/customers", json=[item]).json()["sent_count"] == 1
+        except httpx.RemoteProtocolError:
+            dropped.add(item["customer_id"])
+        else:
+            answered.add(item["customer_id"])
+    patient = RetryPolicy(max_attempts=20, initial_backoff=1, max_backoff=0.01, jitter=0)
+    with BlockingMarketingClient(running.base_url, DEFAULT_KEY, retry=patient) as api:
+        page = api.list_resource("customers", Query().select("customer_id").page(1000))
+    stored = {record["customer_id"] for record in page.data}
+    stats = client.get(running.root + "/_sandbox/stats").json()["data"]
+
+    assert 0.22 <= len(dropped) / 300 <= 0.38
+    assert answered <= stored
+    applied_unseen = stored - answered
+    assert applied_unseen <= dropped
+    assert 0.3 <= len(applied_unseen) / len(dropped) <= 0.7  # half after the handler
+    assert stats["writes"]["customers"]["accepted"] == len(stored)
+    running.stop()
+    assert running.process.stdout is not None
+    log = running.process.stdout.read()
+    assert "ERROR" not in log and "Traceback" not in log

@@ -1,4 +1,5 @@
-"""Fixtures for the engine's tests: each state-store test runs on SQLite and on PostgreSQL.
+"""Fixtures for the engine's tests: each state-store test runs on SQLite and on PostgreSQL,
+and each end-to-end sync test gets its source set up by ``engine_setup``.
 
 PostgreSQL comes from ``SHOPSYNC_TEST_POSTGRES_URL`` (``.ci/run`` sets it from
 ``.ci/postgres.sh``). Each test gets its own PostgreSQL schema (through ``search_path``)
@@ -10,14 +11,21 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
+from pipelines.engine.config import parse_config
 from pipelines.engine.state import StateStore
+
+if TYPE_CHECKING:
+    from tests.engine.support import EngineSetup, MakeSetup, S
+    from tests.support import RunningSandbox
 
 POSTGRES_ENV = "SHOPSYNC_TEST_POSTGRES_URL"
 SKIP_ENV = "SHOPSYNC_SKIP_POSTGRES"
@@ -91,3 +99,36 @@ def open_store(db_url: str) -> Iterator[Callable[..., StateStore]]:
 def store(open_store: Callable[..., StateStore]) -> StateStore:
     """A store on an empty database."""
     return open_store()
+
+
+#: the environment variable the setups' destination takes its key from
+API_KEY_ENV = "T_API_KEY"
+
+
+@pytest.fixture
+def engine_setup(sandbox: RunningSandbox, tmp_path: Path,
+                 fresh_key: Callable[[], str]) -> Iterator[MakeSetup]:
+    """Sets sources up for a sync test, each to a fresh shop of the session sandbox with a
+    SQLite state store of its own (closed after the test); the platform's part (its fake,
+    connection and secrets) is the test module's."""
+    made: list[EngineSetup] = []
+
+    def make(kind: type[S], source: Mapping[str, Any], *,
+             env: Mapping[str, str] | None = None, **fields: Any) -> S:
+        key = fresh_key()
+        config = parse_config({
+            "destination": {"base_url": sandbox.base_url, "api_key_env": API_KEY_ENV},
+            "sources": [{"data_source": {"label": f"{source['platform']} test"},
+                         "lookback_seconds": 0, **source}],
+        })
+        name = f"state-{len(made)}.db" if made else "state.db"
+        state = StateStore(f"sqlite:///{tmp_path / name}")
+        setup = kind(config=config, env={API_KEY_ENV: key, **(env or {})}, state=state,
+                     api=sandbox.client(key), stats_url=sandbox.root + "/_sandbox/stats",
+                     **fields)
+        made.append(setup)
+        return setup
+
+    yield make
+    for setup in made:
+        setup.state.close()

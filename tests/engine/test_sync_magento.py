@@ -9,19 +9,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pytest
 
-from connectors.marketing.items import validate_item
-from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.magento import MagentoConnector
-from pipelines.engine.config import Config, parse_config
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import MappingContext
-from pipelines.engine.runner import SourceRunner
-from pipelines.engine.state import StateStore
 from pipelines.engine.sync import SETTLE
 from sandbox.shops.magento.launch import RunningFakeMagento, attach, launch
+from tests.engine.support import (
+    EngineSetup,
+    MakeSetup,
+    assert_stored_as_mapped,
+    mapped_items,
+    read_records,
+)
 
 SOURCE = "mage"
 OPTIONS = {"order_statuses": {"ready_for_pickup": "Ready for Pickup"}}
@@ -36,74 +37,27 @@ def shop() -> Iterator[RunningFakeMagento]:
 
 
 @dataclass
-class Setup:
-    config: Config
-    env: dict[str, str]
-    state: StateStore
-    api: httpx.Client
-    stats_url: str
+class Setup(EngineSetup):
     shop: RunningFakeMagento
-
-    def runner(self) -> SourceRunner:
-        return SourceRunner(self.config, self.config.sources[0], self.state, self.env)
-
-    def run(self, **kwargs: Any) -> list[Any]:
-        return asyncio.run(self.runner().run(**kwargs))
-
-    def stats(self) -> dict[str, Any]:
-        return self.api.get(self.stats_url).json()["data"]
-
-    def listed(self, route: str, **params: Any) -> list[dict[str, Any]]:
-        return self.api.get(route, params={"limit": 1000, **params}).json()["data"]
 
 
 @pytest.fixture
-def setup(sandbox, shop, tmp_path, fresh_key) -> Iterator[Setup]:
-    key = fresh_key()
-    config = parse_config({
-        "destination": {"base_url": sandbox.base_url, "api_key_env": "T_API_KEY"},
-        "sources": [{
-            "name": SOURCE, "platform": "magento",
-            "connection": {"url": shop.api_url, "token_env": "T_MG_TOKEN", "options": OPTIONS},
-            "data_source": {"label": "Magento test"},
-            "lookback_seconds": 0,
-        }],
-    })
-    env = {"T_API_KEY": key, "T_MG_TOKEN": shop.token}
-    state = StateStore(f"sqlite:///{tmp_path / 'state.db'}")
-    made = Setup(config, env, state, sandbox.client(key), sandbox.root + "/_sandbox/stats", shop)
-    yield made
-    state.close()
+def setup(engine_setup: MakeSetup, shop: RunningFakeMagento) -> Setup:
+    return engine_setup(Setup, {
+        "name": SOURCE, "platform": "magento",
+        "connection": {"url": shop.api_url, "token_env": "T_MG_TOKEN", "options": OPTIONS},
+    }, env={"T_MG_TOKEN": shop.token}, shop=shop)
 
 
 def raw(setup: Setup, stream: str) -> list[dict[str, Any]]:
-    async def read() -> list[dict[str, Any]]:
-        async with MagentoConnector(setup.shop.api_url, setup.shop.token, **OPTIONS) as source:
-            return [r async for page in source.read(stream) for r in page]
-
-    return asyncio.run(read())
+    return read_records(
+        lambda: MagentoConnector(setup.shop.api_url, setup.shop.token, **OPTIONS), stream)
 
 
 def expected_items(setup: Setup, stream: str) -> dict[str, dict[str, dict[str, Any]]]:
     """What the shop's records become, read straight from the shop: resource -> key -> item."""
-    mapping = mapping_for("magento")
-    context = MappingContext(setup.shop.api_url, "en", "EUR", None)
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for record in raw(setup, stream):
-        for resource, item in mapping.map(stream, record, context):
-            if not validate_item(SYNC_RESOURCES[resource].model, item):
-                key = "|".join(str(item[f]) for f in SYNC_RESOURCES[resource].key_fields)
-                out.setdefault(resource, {})[key] = item
-    return out
-
-
-def without_nulls(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if v is not None}
-
-
-def stored(setup: Setup, resource: str, route: str) -> dict[str, dict[str, Any]]:
-    key_fields = SYNC_RESOURCES[resource].key_fields
-    return {"|".join(str(row[f]) for f in key_fields): row for row in setup.listed(route)}
+    return mapped_items(mapping_for("magento"), stream, raw(setup, stream),
+                        MappingContext(setup.shop.api_url, "en", "EUR", None))
 
 
 @pytest.mark.parametrize(
@@ -117,12 +71,9 @@ def test_a_full_sync_leaves_the_destination_equal_to_the_mapped_source(
 ):
     reports = setup.run()
     assert sum(r.total("quarantined") for r in reports) == 0
-    expected = expected_items(setup, stream)[resource]
-    rows = stored(setup, resource, route)
 
-    assert set(rows) == set(expected)
-    for key, item in expected.items():
-        assert {f: rows[key].get(f) for f in without_nulls(item)} == without_nulls(item), key
+    assert_stored_as_mapped(setup.stored(resource, route), expected_items(setup, stream)[resource],
+                            resource)
 
 
 def test_orders_arrive_field_by_field_with_utc_times_lines_and_carts(setup):
@@ -147,12 +98,12 @@ def test_orders_arrive_field_by_field_with_utc_times_lines_and_carts(setup):
 
 def test_a_second_run_with_no_change_sends_nothing(setup):
     setup.run()
-    accepted_before = {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()}
+    accepted_before = setup.accepted()
 
     again = setup.run()
 
     assert sum(r.total("pushed") for r in again) == 0
-    assert {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()} == accepted_before
+    assert setup.accepted() == accepted_before
 
 
 def test_the_next_run_sends_only_what_changed(setup):
@@ -164,7 +115,7 @@ def test_the_next_run_sends_only_what_changed(setup):
     fake.put("/customers/4", json={"firstname": "Renamed"})
     time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
 
-    again = {r.stream: r for r in setup.run()}
+    again = setup.run_by_stream()
 
     assert again["orders"].counts["orders"]["pushed"] == 2
     assert again["customers"].counts["customers"]["pushed"] == 1

@@ -9,20 +9,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pytest
 
-from connectors.marketing.items import validate_item
-from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.prestashop import PrestaShopConnector
 from connectors.sources.prestashop.values import utc_text
-from pipelines.engine.config import Config, ConfigError, parse_config
+from pipelines.engine.config import ConfigError, parse_config
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import MappingContext
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.sync import SETTLE
 from sandbox.shops.prestashop.launch import RunningFakeShop, attach, launch
+from tests.engine.support import (
+    EngineSetup,
+    MakeSetup,
+    assert_stored_as_mapped,
+    mapped_items,
+    read_records,
+)
 
 SOURCE = "presta"
 ZONE = "America/New_York"
@@ -54,83 +58,46 @@ def own_shop() -> Iterator[RunningFakeShop]:
 
 
 @dataclass
-class Setup:
-    config: Config
-    env: dict[str, str]
-    state: StateStore
-    api: httpx.Client
-    stats_url: str
+class Setup(EngineSetup):
     shop: RunningFakeShop
 
-    def runner(self) -> SourceRunner:
-        return SourceRunner(self.config, self.config.sources[0], self.state, self.env)
 
-    def run(self, **kwargs: Any) -> list[Any]:
-        return asyncio.run(self.runner().run(**kwargs))
-
-    def stats(self) -> dict[str, Any]:
-        return self.api.get(self.stats_url).json()["data"]
-
-    def listed(self, route: str, **params: Any) -> list[dict[str, Any]]:
-        return self.api.get(route, params={"limit": 1000, **params}).json()["data"]
+def source_for(url: str, **options: Any) -> dict[str, Any]:
+    return {"name": SOURCE, "platform": "prestashop", "lookback_seconds": 0,
+            "connection": {"url": url, "key_env": "T_PS_KEY", "options": options},
+            "data_source": {"label": "PrestaShop test"}}
 
 
 def config_for(url: str, **options: Any) -> dict[str, Any]:
-    return {
-        "destination": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "T_API_KEY"},
-        "sources": [{"name": SOURCE, "platform": "prestashop", "lookback_seconds": 0,
-                     "connection": {"url": url, "key_env": "T_PS_KEY", "options": options},
-                     "data_source": {"label": "PrestaShop test"}}],
-    }
+    """A configuration whose destination nothing answers: for checks that stop before it."""
+    return {"destination": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "T_API_KEY"},
+            "sources": [source_for(url, **options)]}
 
 
-def make_setup(sandbox, shop, tmp_path, fresh_key) -> Setup:
-    key = fresh_key()
-    raw = config_for(shop.root, version="1.7")
-    raw["destination"]["base_url"] = sandbox.base_url
-    env = {"T_API_KEY": key, "T_PS_KEY": shop.key}
-    return Setup(parse_config(raw), env, StateStore(f"sqlite:///{tmp_path / 'state.db'}"),
-                 sandbox.client(key), sandbox.root + "/_sandbox/stats", shop)
+def make_setup(engine_setup: MakeSetup, shop: RunningFakeShop) -> Setup:
+    return engine_setup(Setup, source_for(shop.root, version="1.7"), env={"T_PS_KEY": shop.key},
+                        shop=shop)
 
 
 @pytest.fixture
-def setup(sandbox, shop, tmp_path, fresh_key) -> Iterator[Setup]:
-    made = make_setup(sandbox, shop, tmp_path, fresh_key)
-    yield made
-    made.state.close()
+def setup(engine_setup: MakeSetup, shop: RunningFakeShop) -> Setup:
+    return make_setup(engine_setup, shop)
 
 
 @pytest.fixture
-def changing(sandbox, own_shop, tmp_path, fresh_key) -> Iterator[Setup]:
+def changing(engine_setup: MakeSetup, own_shop: RunningFakeShop) -> Setup:
     """A setup on a shop of its own, which the test changes."""
-    made = make_setup(sandbox, own_shop, tmp_path, fresh_key)
-    yield made
-    made.state.close()
+    return make_setup(engine_setup, own_shop)
 
 
 def source_records(shop: RunningFakeShop, stream: str) -> list[dict[str, Any]]:
-    async def read() -> list[dict[str, Any]]:
-        async with PrestaShopConnector(shop.root, shop.key) as connector:
-            return [r async for page in connector.read(stream) for r in page]
-
-    return asyncio.run(read())
+    return read_records(lambda: PrestaShopConnector(shop.root, shop.key), stream)
 
 
 def expected_items(shop: RunningFakeShop, stream: str) -> dict[str, dict[str, dict[str, Any]]]:
     """What the shop's records become, read straight from the shop: resource -> key -> item."""
-    mapping = mapping_for("prestashop")
-    context = MappingContext(shop.root, "en", "EUR", None)
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for record in source_records(shop, stream):
-        for resource, item in mapping.map(stream, record, context):
-            if not validate_item(SYNC_RESOURCES[resource].model, item):
-                key = "|".join(str(item[f]) for f in SYNC_RESOURCES[resource].key_fields)
-                out.setdefault(resource, {})[key] = item
-    return out
-
-
-def without_nulls(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if v is not None}
+    return mapped_items(mapping_for("prestashop"), stream, source_records(shop, stream),
+                        MappingContext(shop.root, "en", "EUR", None))
 
 
 def test_a_full_sync_leaves_the_destination_equal_to_the_mapped_source(setup: Setup) -> None:
@@ -140,14 +107,8 @@ def test_a_full_sync_leaves_the_destination_equal_to_the_mapped_source(setup: Se
     for stream in mapping_for("prestashop").produces:
         expected.update(expected_items(setup.shop, stream))
     for resource, route in ROUTES.items():
-        stored = {"|".join(str(row[f]) for f in SYNC_RESOURCES[resource].key_fields): row
-                  for row in setup.listed(route)}
-        assert set(stored) == set(expected[resource]), resource
-        for key, item in expected[resource].items():
-            row = stored[key]
-            fields = {f: v for f, v in without_nulls(item).items()
-                      if f not in ("customer", "products")}
-            assert {f: row.get(f) for f in fields} == fields, (resource, key)
+        assert_stored_as_mapped(setup.stored(resource, route), expected[resource], resource,
+                                ignore=("customer", "products"))
     counts = setup.stats()["stored"]
     for resource in ("addresses", "variations", "images"):
         assert counts[resource] == len(expected[resource]) > 0, resource
@@ -174,10 +135,10 @@ def test_orders_arrive_in_utc_field_by_field_and_invalid_ones_are_quarantined(se
 
 def test_a_second_run_with_no_change_sends_nothing(setup: Setup) -> None:
     setup.run()
-    accepted_before = {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()}
+    accepted_before = setup.accepted()
     again = setup.run()
     assert sum(r.total("pushed") for r in again) == 0
-    assert {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()} == accepted_before
+    assert setup.accepted() == accepted_before
 
 
 def test_the_next_run_sends_only_what_changed_and_reconciling_finds_deletions(
@@ -194,7 +155,7 @@ def test_the_next_run_sends_only_what_changed_and_reconciling_finds_deletions(
     fake.delete("/orders/5")
     time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
 
-    again = {r.stream: r for r in setup.run()}
+    again = setup.run_by_stream()
 
     assert again["orders"].counts["orders"]["pushed"] == 2
     assert again["customers"].counts["customers"]["pushed"] == 1

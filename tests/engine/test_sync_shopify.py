@@ -4,25 +4,27 @@ source's ``bulk_threshold``), the other streams through paged queries."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pytest
 
-from connectors.marketing.items import validate_item
-from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.shopify import ShopifyConnector
-from pipelines.engine.config import Config, ConfigError, parse_config
+from pipelines.engine.config import ConfigError
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import MappingContext
-from pipelines.engine.runner import SourceRunner
-from pipelines.engine.state import ItemStatus, StateStore
+from pipelines.engine.state import ItemStatus
 from pipelines.engine.sync import SETTLE
 from sandbox.shops.shopify.launch import RunningFakeShopify, attach, launch
+from tests.engine.support import (
+    EngineSetup,
+    MakeSetup,
+    assert_stored_as_mapped,
+    mapped_items,
+    read_records,
+)
 
 SOURCE = "shop"
 OPTIONS = {"bulk_threshold": 40, "bulk_poll_interval": 0.05}
@@ -38,67 +40,29 @@ def shop() -> Iterator[RunningFakeShopify]:
 
 
 @dataclass
-class Setup:
-    config: Config
-    env: dict[str, str]
-    state: StateStore
-    api: httpx.Client
-    stats_url: str
+class Setup(EngineSetup):
     shop: RunningFakeShopify
 
-    def run(self, **kwargs: Any) -> list[Any]:
-        runner = SourceRunner(self.config, self.config.sources[0], self.state, self.env)
-        return asyncio.run(runner.run(**kwargs))
 
-    def stats(self) -> dict[str, Any]:
-        return self.api.get(self.stats_url).json()["data"]
-
-    def listed(self, route: str) -> list[dict[str, Any]]:
-        return self.api.get(route, params={"limit": 1000}).json()["data"]
-
-
-def make_setup(sandbox, shop, tmp_path, fresh_key, **source: Any) -> Setup:
-    key = fresh_key()
-    config = parse_config({
-        "destination": {"base_url": sandbox.base_url, "api_key_env": "T_API_KEY"},
-        "sources": [{
-            "name": SOURCE, "platform": "shopify",
-            "connection": {"url": shop.root, "token_env": "T_SHOPIFY_TOKEN", "options": OPTIONS},
-            "data_source": {"label": "Shopify test"}, "lookback_seconds": 0, **source,
-        }],
-    })
-    env = {"T_API_KEY": key, "T_SHOPIFY_TOKEN": shop.token}
-    state = StateStore(f"sqlite:///{tmp_path / 'state.db'}")
-    return Setup(config, env, state, sandbox.client(key), sandbox.root + "/_sandbox/stats", shop)
+def make_setup(engine_setup: MakeSetup, shop: RunningFakeShopify, **source: Any) -> Setup:
+    return engine_setup(Setup, {
+        "name": SOURCE, "platform": "shopify",
+        "connection": {"url": shop.root, "token_env": "T_SHOPIFY_TOKEN", "options": OPTIONS},
+        **source,
+    }, env={"T_SHOPIFY_TOKEN": shop.token}, shop=shop)
 
 
 @pytest.fixture
-def setup(sandbox, shop, tmp_path, fresh_key) -> Iterator[Setup]:
-    made = make_setup(sandbox, shop, tmp_path, fresh_key)
-    yield made
-    made.state.close()
+def setup(engine_setup: MakeSetup, shop: RunningFakeShopify) -> Setup:
+    return make_setup(engine_setup, shop)
 
 
 def expected_items(setup: Setup, stream: str) -> dict[str, dict[str, dict[str, Any]]]:
     """What the shop's records become, read straight from the shop: resource -> key -> item."""
-    mapping = mapping_for("shopify")
-    context = MappingContext(setup.shop.root, "en", "EUR", None)
-
-    async def read() -> list[dict[str, Any]]:
-        async with ShopifyConnector(setup.shop.root, setup.shop.token, bulk_threshold=0) as c:
-            return [r async for page in c.read(stream) for r in page]
-
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for record in asyncio.run(read()):
-        for resource, item in mapping.map(stream, record, context):
-            if not validate_item(SYNC_RESOURCES[resource].model, item):
-                key = "|".join(str(item[f]) for f in SYNC_RESOURCES[resource].key_fields)
-                out.setdefault(resource, {})[key] = item
-    return out
-
-
-def without_nulls(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if v is not None}
+    records = read_records(
+        lambda: ShopifyConnector(setup.shop.root, setup.shop.token, bulk_threshold=0), stream)
+    return mapped_items(mapping_for("shopify"), stream, records,
+                        MappingContext(setup.shop.root, "en", "EUR", None))
 
 
 ROUTES = {"customers": "/customers", "products": "/products", "categories": "/products-categories",
@@ -112,13 +76,8 @@ def test_a_full_sync_leaves_the_destination_equal_to_the_mapped_source(setup):
                              ("categories", "categories"), ("vouchers", "vouchers"),
                              ("statuses", "statuses"), ("manufacturers", "manufacturers"),
                              ("carts", "carts")):
-        stored = {"|".join(str(row[f]) for f in SYNC_RESOURCES[resource].key_fields): row
-                  for row in setup.listed(ROUTES[resource])}
-        expected = expected_items(setup, stream)[resource]
-        assert set(stored) == set(expected), resource
-        for key, item in expected.items():
-            row = stored[key]
-            assert {f: row.get(f) for f in without_nulls(item)} == without_nulls(item), key
+        assert_stored_as_mapped(setup.stored(resource, ROUTES[resource]),
+                                expected_items(setup, stream)[resource], resource)
 
 
 def test_orders_arrive_through_a_bulk_operation_field_by_field(setup):
@@ -142,12 +101,12 @@ def test_orders_arrive_through_a_bulk_operation_field_by_field(setup):
 
 def test_a_second_run_with_no_change_sends_nothing(setup):
     setup.run()
-    accepted_before = {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()}
+    accepted_before = setup.accepted()
 
     again = setup.run()
 
     assert sum(r.total("pushed") for r in again) == 0
-    assert {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()} == accepted_before
+    assert setup.accepted() == accepted_before
 
 
 def test_the_next_run_sends_only_what_changed(setup):
@@ -161,7 +120,7 @@ def test_the_next_run_sends_only_what_changed(setup):
     fake.put(f"/customers/{customer_ids[1]}", json={"firstName": "Renamed"})
     time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
 
-    again = {r.stream: r for r in setup.run()}
+    again = setup.run_by_stream()
 
     assert again["orders"].counts["orders"]["pushed"] == 2
     assert again["customers"].counts["customers"]["pushed"] == 1
@@ -180,9 +139,9 @@ def test_a_missing_token_names_the_environment_variable(setup):
          " set — export it")]
 
 
-def test_the_configuration_is_checked_for_shopify(sandbox, shop, tmp_path, fresh_key):
+def test_the_configuration_is_checked_for_shopify(engine_setup, shop):
     with pytest.raises(ConfigError) as caught:
-        make_setup(sandbox, shop, tmp_path, fresh_key,
+        make_setup(engine_setup, shop,
                    connection={"url": "http://shop.example", "options": {"api_version": "2025-13",
                                                                          "colour": "blue"}})
     assert caught.value.problems == [
@@ -192,7 +151,7 @@ def test_the_configuration_is_checked_for_shopify(sandbox, shop, tmp_path, fresh
             __import__("pipelines.engine.platforms.shopify", fromlist=["OPTIONS"]).OPTIONS),
     ]
     with pytest.raises(ConfigError) as caught:
-        make_setup(sandbox, shop, tmp_path, fresh_key,
+        make_setup(engine_setup, shop,
                    connection={"url": "http://shop.example", "token_env": "T",
                                "options": {"api_version": "2025-13"}})
     assert [p.split(":")[0] for p in caught.value.problems] == [

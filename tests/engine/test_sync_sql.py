@@ -9,22 +9,24 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pytest
 from sqlalchemy import create_engine, delete, text
 from sqlalchemy.engine import make_url
 
-from connectors.marketing.items import validate_item
-from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.sql import SqlConfig, SqlConnector
-from pipelines.engine.config import Config, parse_config
 from pipelines.engine.mappings.base import MappingContext
 from pipelines.engine.mappings.columns import SqlMapping
-from pipelines.engine.runner import SourceRunner
-from pipelines.engine.state import ItemStatus, StateStore
+from pipelines.engine.state import ItemStatus
 from sandbox.shops.sql.config import STREAMS, TIMEZONE, connection
 from sandbox.shops.sql.data import generate
 from sandbox.shops.sql.db import TABLES, FakeDatabase
+from tests.engine.support import (
+    EngineSetup,
+    MakeSetup,
+    assert_stored_as_mapped,
+    mapped_items,
+    read_records,
+)
 
 SOURCE = "db"
 #: resource -> its listing route in the sandbox
@@ -35,86 +37,44 @@ ROUTES = {"statuses": "/orders-statuses", "carriers": "/orders-carriers",
 
 
 @dataclass
-class Setup:
-    config: Config
-    env: dict[str, str]
-    state: StateStore
-    api: httpx.Client
-    stats_url: str
+class Setup(EngineSetup):
     database: FakeDatabase
 
-    def runner(self) -> SourceRunner:
-        return SourceRunner(self.config, self.config.sources[0], self.state, self.env)
 
-    def run(self, **kwargs: Any) -> list[Any]:
-        return asyncio.run(self.runner().run(**kwargs))
-
-    def stats(self) -> dict[str, Any]:
-        return self.api.get(self.stats_url).json()["data"]
-
-    def listed(self, route: str) -> list[dict[str, Any]]:
-        return self.api.get(route, params={"limit": 1000}).json()["data"]
-
-
-def make_setup(sandbox, url, tmp_path, fresh_key, *, url_env: str | None = None,
+def make_setup(engine_setup: MakeSetup, url: str, *, url_env: str | None = None,
                streams: tuple[str, ...] | None = None) -> Setup:
     """A generated database at ``url`` (given to the source in the environment variable
     ``url_env`` when it holds a password; only ``streams`` defined when given) and a fresh
     shop of the sandbox."""
     database = FakeDatabase(url, TIMEZONE)
     database.write(generate(5, orders=80, customers=25, products=12))
-    key = fresh_key()
-    env = {"T_API_KEY": key}
+    env: dict[str, str] = {}
     where = connection(url)
     if streams is not None:
         where = {**where, "streams": {s: STREAMS[s] for s in streams}}
     if url_env:
         where, env[url_env] = {**where, "url": None, "url_env": url_env}, url
-    config = parse_config({
-        "destination": {"base_url": sandbox.base_url, "api_key_env": "T_API_KEY"},
-        "sources": [{"name": SOURCE, "platform": "sql", "connection": where,
-                     "data_source": {"label": "SQL test"}, "lookback_seconds": 0}],
-    })
-    state = StateStore(f"sqlite:///{tmp_path / 'state.db'}")
-    return Setup(config, env, state, sandbox.client(key), sandbox.root + "/_sandbox/stats",
-                 database)
+    return engine_setup(Setup, {"name": SOURCE, "platform": "sql", "connection": where},
+                        env=env, database=database)
 
 
 @pytest.fixture
-def setup(sandbox, tmp_path, fresh_key):
-    made = make_setup(sandbox, f"sqlite:///{tmp_path / 'shop.db'}", tmp_path, fresh_key)
-    yield made
-    made.state.close()
+def setup(engine_setup, tmp_path) -> Setup:
+    return make_setup(engine_setup, f"sqlite:///{tmp_path / 'shop.db'}")
 
 
 def expected_items(database: FakeDatabase, stream: str) -> dict[str, dict[str, Any]]:
     """What the database's rows become, read and mapped outside the engine: key -> item."""
-    connector = SqlConnector(SqlConfig(url=database.url, timezone=TIMEZONE, streams=STREAMS))
-
-    async def read() -> list[dict[str, Any]]:
-        try:
-            return [r async for page in connector.read(stream) for r in page]
-        finally:
-            await connector.aclose()
-
-    spec = SYNC_RESOURCES[stream]
-    out = {}
-    for record in asyncio.run(read()):
-        for _, item in SqlMapping().map(stream, record, MappingContext("", "en", "EUR", None)):
-            if not validate_item(spec.model, item):
-                out["|".join(str(item[f]) for f in spec.key_fields)] = item
-    return out
+    records = read_records(
+        lambda: SqlConnector(SqlConfig(url=database.url, timezone=TIMEZONE, streams=STREAMS)),
+        stream)
+    return mapped_items(SqlMapping(), stream, records,
+                        MappingContext("", "en", "EUR", None)).get(stream, {})
 
 
 def assert_stored_equal_mapped(setup: Setup, resource: str) -> None:
-    spec = SYNC_RESOURCES[resource]
-    stored = {"|".join(str(row[f]) for f in spec.key_fields): row
-              for row in setup.listed(ROUTES[resource])}
-    expected = expected_items(setup.database, resource)
-    assert set(stored) == set(expected), resource
-    for key, item in expected.items():
-        sent = {k: v for k, v in item.items() if v is not None}
-        assert {f: stored[key].get(f) for f in sent} == sent, (resource, key)
+    assert_stored_as_mapped(setup.stored(resource, ROUTES[resource]),
+                            expected_items(setup.database, resource), resource)
 
 
 def test_a_full_sync_leaves_the_destination_equal_to_the_mapped_source(setup):
@@ -141,12 +101,12 @@ def test_a_full_sync_leaves_the_destination_equal_to_the_mapped_source(setup):
 
 def test_a_second_run_with_no_change_sends_nothing(setup):
     setup.run()
-    accepted = {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()}
+    accepted = setup.accepted()
 
     again = setup.run()
 
     assert sum(r.total("pushed") for r in again) == 0
-    assert {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()} == accepted
+    assert setup.accepted() == accepted
 
 
 def test_the_next_run_sends_only_what_changed(setup):
@@ -161,7 +121,7 @@ def test_the_next_run_sends_only_what_changed(setup):
                                 "shipping": 0, "shipping_tax": 0, "created_at": database.now(),
                                 "updated_at": database.now()}])
 
-    again = {r.stream: r for r in setup.run()}
+    again = setup.run_by_stream()
 
     assert again["orders"].records == 3
     assert again["orders"].counts["orders"]["pushed"] == 2
@@ -173,9 +133,9 @@ def test_the_next_run_sends_only_what_changed(setup):
 
 
 def test_resources_left_out_syncs_exactly_the_resources_of_the_defined_streams(
-    sandbox, tmp_path, fresh_key
+    engine_setup, tmp_path
 ):
-    setup = make_setup(sandbox, f"sqlite:///{tmp_path / 'shop.db'}", tmp_path, fresh_key,
+    setup = make_setup(engine_setup, f"sqlite:///{tmp_path / 'shop.db'}",
                        streams=("products", "customers"))
     assert setup.config.sources[0].resources == ["all"]
 
@@ -189,7 +149,6 @@ def test_resources_left_out_syncs_exactly_the_resources_of_the_defined_streams(
         if resource not in ("customers", "products"):
             assert setup.listed(route) == [], resource
     assert setup.listed("/orders") == []
-    setup.state.close()
 
 
 def test_a_row_deleted_at_the_source_is_deleted_at_the_destination(setup):
@@ -206,7 +165,7 @@ def test_a_row_deleted_at_the_source_is_deleted_at_the_destination(setup):
     assert setup.state.counts(SOURCE)["products"]["deleted"] == 1
 
 
-def test_a_full_sync_from_postgresql(sandbox, tmp_path, fresh_key):
+def test_a_full_sync_from_postgresql(engine_setup):
     url = os.environ.get("SHOPSYNC_TEST_POSTGRES_URL")
     if not url:
         if os.environ.get("SHOPSYNC_SKIP_POSTGRES") == "1":
@@ -220,14 +179,13 @@ def test_a_full_sync_from_postgresql(sandbox, tmp_path, fresh_key):
     try:
         schema_url = make_url(url).update_query_dict(
             {"options": f"-csearch_path={schema} -ctimezone=America/Santiago"})
-        setup = make_setup(sandbox, schema_url.render_as_string(hide_password=False), tmp_path,
-                           fresh_key, url_env="T_DB_URL")
+        setup = make_setup(engine_setup, schema_url.render_as_string(hide_password=False),
+                           url_env="T_DB_URL")
         setup.run()
         for resource in ("customers", "products", "vouchers"):
             assert_stored_equal_mapped(setup, resource)
         assert len(setup.listed("/orders")) == len(expected_items(setup.database, "orders"))
         assert sum(r.total("pushed") for r in setup.run()) == 0
-        setup.state.close()
     finally:
         with admin.connect() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))

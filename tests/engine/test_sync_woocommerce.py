@@ -10,19 +10,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
 
-from connectors.marketing.items import validate_item
-from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.woocommerce import WooCommerceConnector
-from pipelines.engine.config import ConfigError, Config, parse_config
+from pipelines.engine.config import ConfigError
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import MappingContext
-from pipelines.engine.runner import SourceRunner
-from pipelines.engine.state import ItemStatus, StateStore
+from pipelines.engine.state import ItemStatus
 from pipelines.engine.sync import SETTLE, Window
 from sandbox.shops.woocommerce.launch import RunningFakeShop, attach, launch
+from tests.engine.support import (
+    EngineSetup,
+    MakeSetup,
+    assert_stored_as_mapped,
+    mapped_items,
+    read_records,
+)
 
 SOURCE = "woo"
 
@@ -36,74 +39,32 @@ def shop() -> Iterator[RunningFakeShop]:
 
 
 @dataclass
-class Setup:
-    config: Config
-    env: dict[str, str]
-    state: StateStore
-    api: httpx.Client
-    stats_url: str
+class Setup(EngineSetup):
     shop: RunningFakeShop
 
-    def runner(self) -> SourceRunner:
-        return SourceRunner(self.config, self.config.sources[0], self.state, self.env)
 
-    def run(self, **kwargs: Any) -> list[Any]:
-        return asyncio.run(self.runner().run(**kwargs))
-
-    def stats(self) -> dict[str, Any]:
-        return self.api.get(self.stats_url).json()["data"]
-
-    def listed(self, route: str, **params: Any) -> list[dict[str, Any]]:
-        return self.api.get(route, params={"limit": 1000, **params}).json()["data"]
-
-
-def make_setup(sandbox, shop, tmp_path, fresh_key, **source: Any) -> Setup:
-    key = fresh_key()
-    config = parse_config({
-        "destination": {"base_url": sandbox.base_url, "api_key_env": "T_API_KEY"},
-        "sources": [{
-            "name": SOURCE, "platform": "woocommerce",
-            "connection": {"url": shop.root, "key_env": "T_WC_KEY", "secret_env": "T_WC_SECRET"},
-            "data_source": {"label": "Woo test"},
-            "lookback_seconds": 0,
-            **source,
-        }],
-    })
-    env = {"T_API_KEY": key, "T_WC_KEY": shop.key, "T_WC_SECRET": shop.secret}
-    state = StateStore(f"sqlite:///{tmp_path / 'state.db'}")
-    return Setup(config, env, state, sandbox.client(key), sandbox.root + "/_sandbox/stats", shop)
+def make_setup(engine_setup: MakeSetup, shop: RunningFakeShop, **source: Any) -> Setup:
+    return engine_setup(Setup, {
+        "name": SOURCE, "platform": "woocommerce",
+        "connection": {"url": shop.root, "key_env": "T_WC_KEY", "secret_env": "T_WC_SECRET"},
+        **source,
+    }, env={"T_WC_KEY": shop.key, "T_WC_SECRET": shop.secret}, shop=shop)
 
 
 @pytest.fixture
-def setup(sandbox, shop, tmp_path, fresh_key) -> Iterator[Setup]:
-    made = make_setup(sandbox, shop, tmp_path, fresh_key)
-    yield made
-    made.state.close()
+def setup(engine_setup: MakeSetup, shop: RunningFakeShop) -> Setup:
+    return make_setup(engine_setup, shop)
+
+
+def raw_records(setup: Setup, stream: str) -> list[dict[str, Any]]:
+    return read_records(
+        lambda: WooCommerceConnector(setup.shop.root, setup.shop.key, setup.shop.secret), stream)
 
 
 def expected_items(setup: Setup, stream: str) -> dict[str, dict[str, dict[str, Any]]]:
     """What the shop's records become, read straight from the shop: resource -> key -> item."""
-    mapping = mapping_for("woocommerce")
-    context = MappingContext(setup.shop.root, "en", "EUR", None)
-
-    async def read() -> list[dict[str, Any]]:
-        connector = WooCommerceConnector(setup.shop.root, setup.shop.key, setup.shop.secret)
-        try:
-            return [r async for page in connector.read(stream) for r in page]
-        finally:
-            await connector.aclose()
-
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for record in asyncio.run(read()):
-        for resource, item in mapping.map(stream, record, context):
-            if not validate_item(SYNC_RESOURCES[resource].model, item):
-                key = "|".join(str(item[f]) for f in SYNC_RESOURCES[resource].key_fields)
-                out.setdefault(resource, {})[key] = item
-    return out
-
-
-def without_nulls(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if v is not None}
+    return mapped_items(mapping_for("woocommerce"), stream, raw_records(setup, stream),
+                        MappingContext(setup.shop.root, "en", "EUR", None))
 
 
 @pytest.mark.parametrize(
@@ -116,16 +77,9 @@ def test_a_full_sync_leaves_the_destination_equal_to_the_mapped_source(
     setup, stream, resource, route
 ):
     setup.run()
-    stored = {
-        "|".join(str(row[f]) for f in SYNC_RESOURCES[resource].key_fields): row
-        for row in setup.listed(route)
-    }
-    expected = expected_items(setup, stream)[resource]
 
-    assert set(stored) == set(expected)
-    for key, item in expected.items():
-        row = stored[key]
-        assert {f: row.get(f) for f in without_nulls(item)} == without_nulls(item), key
+    assert_stored_as_mapped(setup.stored(resource, route), expected_items(setup, stream)[resource],
+                            resource)
 
 
 def test_orders_arrive_field_by_field_and_invalid_ones_are_quarantined_with_reasons(setup):
@@ -150,12 +104,12 @@ def test_orders_arrive_field_by_field_and_invalid_ones_are_quarantined_with_reas
 
 def test_a_second_run_with_no_change_sends_nothing(setup):
     setup.run()
-    accepted_before = {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()}
+    accepted_before = setup.accepted()
 
     again = setup.run()
 
     assert sum(r.total("pushed") for r in again) == 0
-    assert {r: c.get("accepted", 0) for r, c in setup.stats()["writes"].items()} == accepted_before
+    assert setup.accepted() == accepted_before
 
 
 def test_the_next_run_sends_only_what_changed(setup):
@@ -169,7 +123,7 @@ def test_the_next_run_sends_only_what_changed(setup):
     fake.put(f"/customers/{customer_ids[1]}", json={"first_name": "Renamed"})
     time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
 
-    again = {r.stream: r for r in setup.run()}
+    again = setup.run_by_stream()
 
     assert again["orders"].counts["orders"]["pushed"] == 2
     assert again["customers"].counts["customers"]["pushed"] == 1
@@ -180,9 +134,9 @@ def test_the_next_run_sends_only_what_changed(setup):
 
 
 def test_a_crash_mid_sync_converges_on_rerun_without_resending_what_was_accepted(
-    sandbox, shop, tmp_path, fresh_key
+    engine_setup, shop
 ):
-    setup = make_setup(sandbox, shop, tmp_path, fresh_key, tuning={"chunk_items": 15})
+    setup = make_setup(engine_setup, shop, tuning={"chunk_items": 15})
     flushes = 0
 
     def crash_after_two_chunks(report: Any) -> None:
@@ -204,13 +158,12 @@ def test_a_crash_mid_sync_converges_on_rerun_without_resending_what_was_accepted
     # every order was accepted once: the rerun sent only what the crash had not recorded
     assert setup.stats()["writes"]["orders"]["accepted"] == len(expected)
     assert sum(r.total("pushed") for r in setup.run()) == 0
-    setup.state.close()
 
 
 def test_a_backfill_resends_its_window_only_and_keeps_the_cursor(setup):
     setup.run()
     cursor = setup.state.get_cursor(SOURCE, "orders")
-    orders = asyncio.run(_raw_orders(setup))
+    orders = raw_records(setup, "orders")
     days = sorted({o["date_modified_gmt"][:10] for o in orders})
     day = datetime.fromisoformat(days[len(days) // 2]).replace(tzinfo=UTC)
     in_window = [o for o in orders if o["date_modified_gmt"][:10] == day.date().isoformat()]
@@ -225,14 +178,6 @@ def test_a_backfill_resends_its_window_only_and_keeps_the_cursor(setup):
     assert setup.state.get_cursor(SOURCE, "orders") == cursor
 
 
-async def _raw_orders(setup: Setup) -> list[dict[str, Any]]:
-    connector = WooCommerceConnector(setup.shop.root, setup.shop.key, setup.shop.secret)
-    try:
-        return [r async for page in connector.read("orders") for r in page]
-    finally:
-        await connector.aclose()
-
-
 def test_a_dry_run_shows_what_would_be_sent_and_writes_nothing(setup):
     reports = setup.run(dry_run=True)
 
@@ -244,14 +189,13 @@ def test_a_dry_run_shows_what_would_be_sent_and_writes_nothing(setup):
     assert setup.state.get_cursor(SOURCE, "orders") is None
 
 
-def test_carts_cannot_be_asked_of_woocommerce(sandbox, shop, tmp_path, fresh_key):
-    setup = make_setup(sandbox, shop, tmp_path, fresh_key, resources=["orders", "carts"])
+def test_carts_cannot_be_asked_of_woocommerce(engine_setup, shop):
+    setup = make_setup(engine_setup, shop, resources=["orders", "carts"])
     with pytest.raises(ConfigError) as caught:
         setup.run()
     assert caught.value.problems[0].startswith(
         "sources.woo.resources: carts cannot be synced from woocommerce: WooCommerce has no"
         " carts API")
-    setup.state.close()
 
 
 def test_a_missing_secret_names_the_environment_variable(setup):

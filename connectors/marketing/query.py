@@ -225,8 +225,9 @@ class Query(BaseModel):
         """The query-string pairs of a common listing, in one of the spec's two encodings.
 
         ``brackets``: ``filters[0][field]=..&filters[0][operator]=..&filters[0][values]=..``,
-        multi-value operators as ``filters[0][values][0]=a&filters[0][values][1]=b`` (never a
-        comma-joined string, so values may contain commas). ``json``: one JSON object per
+        multi-value operators comma-separated (``filters[0][values]=a,b``: a read-back of 100
+        ids fits a quarter of the URL) unless a value is empty or holds a comma, then indexed
+        (``filters[0][values][0]=a&filters[0][values][1]=b``). ``json``: one JSON object per
         repeated ``filters=`` / ``orFilters=`` / ``order=`` parameter. ``fields`` is
         comma-separated in both.
         """
@@ -243,8 +244,11 @@ class Query(BaseModel):
                 params += [(f"{name}[{i}][field]", flt.field),
                            (f"{name}[{i}][operator]", flt.operator.value)]
                 if flt.operator in MULTI_VALUE_OPERATORS:
-                    params += [(f"{name}[{i}][values][{j}]", _text_value(v))
-                               for j, v in enumerate(flt.values)]
+                    texts = [_text_value(v) for v in flt.values]
+                    if all(t and "," not in t for t in texts):
+                        params.append((f"{name}[{i}][values]", ",".join(texts)))
+                    else:
+                        params += [(f"{name}[{i}][values][{j}]", t) for j, t in enumerate(texts)]
                 else:
                     params.append((f"{name}[{i}][values]", _text_value(flt.values[0])))
         for i, by in enumerate(self.order):

@@ -34,8 +34,7 @@ def test_bracket_encoding_is_the_specs_bracket_notation():
         ("filters[0][values][1]", "U,SD"),
         ("filters[1][field]", "amount"),
         ("filters[1][operator]", "BETWEEN"),
-        ("filters[1][values][0]", "10"),
-        ("filters[1][values][1]", "20.5"),
+        ("filters[1][values]", "10,20.5"),
         ("orFilters[0][field]", "is_confirmed"),
         ("orFilters[0][operator]", "EQUALS"),
         ("orFilters[0][values]", "true"),
@@ -52,15 +51,26 @@ def test_bracket_encoding_is_the_specs_bracket_notation():
 
 
 def test_bracket_encoding_matches_what_qs_itself_encodes():
-    """Node's qs (ported as qs_codec) is what the real service decodes with."""
-    query = Query().where("lang", "IN", "en", "de").where("amount", "LESS_THAN", 3)
+    """Node's qs (ported as qs_codec) is what the real service decodes with: values that
+    hold a comma travel as an indexed array."""
+    query = Query().where("lang", "IN", "e,n", "de").where("amount", "LESS_THAN", 3)
     ours = "&".join(f"{k}={v}" for k, v in query.to_params("brackets"))
     theirs = qs_codec.encode(
-        {"filters": [{"field": "lang", "operator": "IN", "values": ["en", "de"]},
+        {"filters": [{"field": "lang", "operator": "IN", "values": ["e,n", "de"]},
                      {"field": "amount", "operator": "LESS_THAN", "values": "3"}]},
         qs_codec.EncodeOptions(encode=False),
     )
     assert ours == theirs
+
+
+def test_multiple_values_travel_comma_separated_unless_one_holds_a_comma_or_is_empty():
+    """The spec's comma-separated form keeps a read-back of 100 ids in one short parameter
+    (and under qs's default limit of 20 array indices)."""
+    ids = [f"o-{n}" for n in range(100)]
+    assert Query().where("order_id", "IN", *ids).to_params("brackets")[2:] == [
+        ("filters[0][values]", ",".join(ids))]
+    assert Query().where("order_id", "NOT_IN", "a", "").to_params("brackets")[2:] == [
+        ("filters[0][values][0]", "a"), ("filters[0][values][1]", "")]
 
 
 def test_json_encoding_is_one_object_per_repeated_parameter():

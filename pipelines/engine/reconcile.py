@@ -16,6 +16,7 @@ listing the API does not serve (404) is reported as not verifiable, never as con
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from pipelines.engine.state import ItemStatus, LedgerEntry, Outcome, StateStore
 from pipelines.engine.sync import ledger_key
 
 IDS_PER_READ = 100
-PAGE = 500
+PAGE = IDS_PER_READ * 10  # ledger entries fetched at once: reads for several slots
 
 
 @dataclass
@@ -124,14 +125,31 @@ class Reconciler:
             if not entries:
                 return check
             after = entries[-1].key
-            for start in range(0, len(entries), IDS_PER_READ):
-                chunk = entries[start:start + IDS_PER_READ]
+            chunks = [entries[start:start + IDS_PER_READ]
+                      for start in range(0, len(entries), IDS_PER_READ)]
+            seen = await self._read_all(resource, chunks)
+            if seen is None:
+                check.verifiable = False
+                return check
+            for chunk, shown in zip(chunks, seen, strict=True):
+                await self._settle(resource, chunk, shown, check)
+
+    async def _read_all(self, resource: str,
+                        chunks: list[list[LedgerEntry]]) -> list[dict[str, str]] | None:
+        """The read-backs of ``chunks``, up to ``concurrency`` in flight (the API answers
+        reads independently; one at a time leaves both sides idle half of the time); None
+        when the API does not serve the listing."""
+        slots = asyncio.Semaphore(self.concurrency)
+
+        async def read(chunk: list[LedgerEntry]) -> dict[str, str] | None:
+            async with slots:
                 try:
-                    seen = await self._read(resource, chunk)
+                    return await self._read(resource, chunk)
                 except NotFoundError:
-                    check.verifiable = False
-                    return check
-                await self._settle(resource, chunk, seen, check)
+                    return None
+
+        seen = await asyncio.gather(*(read(chunk) for chunk in chunks))
+        return None if any(s is None for s in seen) else [s for s in seen if s is not None]
 
     async def _read(self, resource: str, entries: list[LedgerEntry]) -> dict[str, str]:
         """Key -> read-back hash of the items of ``entries`` the listing shows."""

@@ -35,7 +35,9 @@ class ItemOutcome:
     ``accepted``: the API took it (it becomes readable after the visibility delay).
     ``rejected``: the API refused it, with its reasons in ``errors``; sending it again
     unchanged will not help. ``failed``: the batch never got an answer (transient errors
-    after the transport's retries); sending it again later may succeed.
+    after the transport's retries); sending it again later may succeed. A failed item may
+    still have been applied (a connection dropped after the API took the batch): saves
+    insert or update by id, so sending it again never duplicates it.
 
     ``item`` is the original item for rejected and failed outcomes only, so that they can
     be quarantined or replayed; accepted outcomes hold no payload, which keeps a run over

@@ -10,6 +10,7 @@ do the same work and each has its own peak RSS. Python-heap peaks come from a se
 each under ``tracemalloc``, which slows Python about threefold and would distort the timing.
 
     python bench/push.py [--items 100000] [--concurrency 8] [--fault-rate 0.3] [--latency 50]
+                         [--disconnect-rate 0.1]
 """
 
 from __future__ import annotations
@@ -172,6 +173,8 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--disconnect-rate", type=float, default=0.0,
+                        help="share of connections the sandbox drops without an answer")
     parser.add_argument("--latency", type=float, default=0.0, help="ms the sandbox adds")
     parser.add_argument("--retry-after", type=int, default=0, help="of the sandbox's 429s")
     parser.add_argument("--backoff", type=float, default=RetryPolicy().initial_backoff,
@@ -182,6 +185,7 @@ def main() -> None:
     args = parser.parse_args()
 
     sandbox_args = ["--visibility-delay", "0.5", "--fault-rate", str(args.fault_rate),
+                    "--disconnect-rate", str(args.disconnect_rate),
                     "--latency", str(args.latency), "--retry-after", str(args.retry_after),
                     "--seed", str(args.seed)]
     retry = {"initial_backoff": args.backoff, "jitter": args.backoff,
@@ -194,7 +198,8 @@ def main() -> None:
             run.heap_peak_mib = traced.heap_peak_mib
         results[kind] = (run, stored)
 
-    print(f"push {args.items} customers: sandbox fault rate {args.fault_rate}, latency"
+    print(f"push {args.items} customers: sandbox fault rate {args.fault_rate}, disconnect rate"
+          f" {args.disconnect_rate}, latency"
           f" {args.latency:g} ms, Retry-After {args.retry_after} s; retry backoff from"
           f" {args.backoff:g} s (+ up to {args.backoff:g} s jitter); {os.cpu_count()} CPUs")
     header = (f"  {'run':<38}{'items/s':>9}{'wall s':>8}{'accepted':>10}{'failed':>8}"

@@ -87,7 +87,7 @@ def read_jsonl(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
 
 
 def read_parquet(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq
 
     number = 0
     with pq.ParquetFile(path) as parquet:
@@ -98,7 +98,7 @@ def read_parquet(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
 
 
 def parquet_columns(path: Path) -> list[str]:
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq
 
     return list(pq.read_schema(path).names)
 

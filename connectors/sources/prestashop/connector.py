@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Self
@@ -221,7 +221,7 @@ async def _next(pages: AsyncIterator[list[RawRecord]]) -> list[RawRecord]:
     return await anext(pages)
 
 
-async def pipelined(pages: AsyncIterator[list[RawRecord]],
+async def pipelined(pages: AsyncGenerator[list[RawRecord], None],
                     enrich: Callable[[list[RawRecord]], Awaitable[list[RawRecord]]] | None,
                     ) -> AsyncIterator[list[RawRecord]]:
     """``pages`` enriched, the next page fetched while the current one is enriched (the
@@ -245,4 +245,4 @@ async def pipelined(pages: AsyncIterator[list[RawRecord]],
         # its outcome was raised above already, or is not wanted any more
         with contextlib.suppress(BaseException):
             await upcoming
-        await pages.aclose()  # type: ignore[attr-defined]
+        await pages.aclose()

@@ -20,7 +20,7 @@ server that ignores the filters fails loudly instead of looping.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -52,7 +52,7 @@ def next_second(local: str) -> str:
 
 
 async def by_id(fetch: Fetch, resource: str, params: dict[str, Any], page_size: int,
-                after_id: int = 0) -> AsyncIterator[list[RawRecord]]:
+                after_id: int = 0) -> AsyncGenerator[list[RawRecord], None]:
     """Every record of ``resource`` (``params`` may filter it) in ascending id order."""
     last = after_id
     while True:
@@ -75,7 +75,7 @@ async def by_id(fetch: Fetch, resource: str, params: dict[str, Any], page_size: 
 
 async def changed(fetch: Fetch, resource: str, params: dict[str, Any], *, position: PositionOf,
                   after: Position | None, until: datetime | None, timezone: str,
-                  page_size: int) -> AsyncIterator[list[RawRecord]]:
+                  page_size: int) -> AsyncGenerator[list[RawRecord], None]:
     """Pages of records with ``after < position <= until`` in ascending position order."""
     if after is not None and until is not None and until <= after.changed_at:
         return

@@ -2,6 +2,7 @@
 repairs what did not arrive, and renders the source's state as Markdown."""
 
 import asyncio
+from collections.abc import Iterator
 from typing import Any
 
 import dagster as dg
@@ -16,8 +17,8 @@ from pipelines.engine.state import StateStore
 
 
 def completeness_md(rows: list[StreamCompleteness], scope: str) -> str:
-    lines = [f"**Completeness, {scope}** (records at the source → extracted → items final →"
-             " visible)", "",
+    lines = [(f"**Completeness, {scope}** (records at the source → extracted → items final →"
+              " visible)"), "",
              "| stream | at source | extracted | final | visible |", "|---|---:|---:|---:|---:|"]
     for row in rows:
         at_source = "-" if row.at_source is None else str(row.at_source)
@@ -46,7 +47,7 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         description=f"Reads back what {source.name} sent, confirms it is visible, re-sends what"
                     " is missing past its deadline, and summarises every item's state.",
     )
-    def _reconcile(context: AssetExecutionContext):  # type: ignore[no-untyped-def]
+    def _reconcile(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult]:
         secrets: SourceSecrets = getattr(context.resources, secrets_key(source))
         state = StateStore(config.state_url or StateStore.default_url())
         try:

@@ -9,6 +9,7 @@ a run over past days re-reads exactly that window (a backfill) and leaves the cu
 
 
 import asyncio
+from collections.abc import Iterator, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -52,7 +53,7 @@ def window_of(context: dg.AssetExecutionContext) -> Window | None:
 
 
 def metadata_of(report: StreamReport, resource: str, state: StateStore, source: Source) -> dict[str, Any]:
-    counts = report.counts.get(resource, {})
+    counts: Mapping[str, int] = report.counts.get(resource, {})
     ledger = state.counts(source.name, resource).get(resource, {})
     metadata: dict[str, Any] = {what: dg.MetadataValue.int(int(counts.get(what, 0)))
                                 for what in ("extracted", "unchanged", "pushed", "accepted",
@@ -82,7 +83,7 @@ def metadata_of(report: StreamReport, resource: str, state: StateStore, source: 
 
 def checks_of(report: StreamReport, resource: str, key: dg.AssetKey,
               max_rejection_rate: float = 0.05) -> list[dg.AssetCheckResult]:
-    counts = report.counts.get(resource, {})
+    counts: Mapping[str, int] = report.counts.get(resource, {})
     rejected, quarantined = int(counts.get("rejected", 0)), int(counts.get("quarantined", 0))
     pushed = int(counts.get("pushed", 0))
     rate = rejected / pushed if pushed else 0.0
@@ -162,7 +163,7 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
         can_subset=False,
         pool=f"shopsync_{source.name}",
     )
-    def _sync(context: AssetExecutionContext):  # type: ignore[no-untyped-def]
+    def _sync(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult]:
         secrets: SourceSecrets = getattr(context.resources, secrets_key(source))
         state = StateStore(config.state_url or StateStore.default_url())
         try:

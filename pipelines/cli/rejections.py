@@ -68,7 +68,7 @@ def list_(config_path: str | None, sources: tuple[str, ...], resource: str | Non
     for entry in _entries(_load(config_path), sources, resource):
         for error in entry["errors"] or ["(no message)"]:
             groups.setdefault((entry["source"], entry["resource"], error), []).append(entry)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"source": s, "resource": r, "error": e, "count": len(items),
          "statuses": sorted({i["status"] for i in items}),
          "keys": [i["key"] for i in items[:5]]}

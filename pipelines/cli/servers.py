@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -63,7 +64,7 @@ import click
 @click.option("--seed", type=int, default=None, help="Seed that makes faults reproducible.")
 @click.option(
     "--data",
-    type=click.Path(dir_okay=False, writable=True),
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
     default=None,
     help="Keep the state in this SQLite file across restarts (default: in memory).",
 )
@@ -79,7 +80,7 @@ def sandbox(
     latency: float,
     retry_after: int,
     seed: int | None,
-    data: str | None,
+    data: Path | None,
 ) -> None:
     """Serve the Marketing API sandbox: a local, faithful emulator with fault injection."""
     from pydantic import ValidationError

@@ -8,11 +8,12 @@ import json
 import sys
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import click
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 config_option = click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), default=None,
@@ -20,11 +21,11 @@ config_option = click.option(
 )
 
 
-def friendly_errors(fn: F) -> F:
+def friendly_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn the errors a user can fix into a message and an exit code, not a traceback."""
 
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from connectors.marketing.errors import ClientConfigError, MarketingApiError
         from connectors.sources.base import SourceError
         from pipelines.engine.config import ConfigError
@@ -38,7 +39,7 @@ def friendly_errors(fn: F) -> F:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def _load(config_path: str | None) -> Any:
@@ -147,8 +148,8 @@ def backfill(config_path: str | None, source: str, resources: tuple[str, ...], s
     streams = [s for s, rs in plan.items() if set(rs) & set(resources)]
     unknown = set(resources) - {r for rs in plan.values() for r in rs}
     if unknown:
-        raise ConfigError([f"--resource {', '.join(sorted(unknown))}: not synced for {source};"
-                           f" its resources: {', '.join(r for rs in plan.values() for r in rs)}"])
+        raise ConfigError([(f"--resource {', '.join(sorted(unknown))}: not synced for {source};"
+                            f" its resources: {', '.join(r for rs in plan.values() for r in rs)}")])
     window = Window(datetime(first.year, first.month, first.day, tzinfo=UTC),
                     datetime(last.year, last.month, last.day, tzinfo=UTC) + timedelta(days=1))
     reports = asyncio.run(runner.run(streams, window=window, only=set(resources),
@@ -189,7 +190,7 @@ def status(config_path: str | None, as_json: bool) -> None:
         click.echo(json.dumps({k: {f: v for f, v in info.items() if f != "markdown"}
                                for k, info in out.items()}, indent=2, default=str))
         return
-    for name, info in out.items():
+    for info in out.values():
         click.echo(info["markdown"])
         click.echo("")
         for stream, cursor in info["cursors"].items():
@@ -215,7 +216,9 @@ def check_config(config_path: str | None) -> None:
             async with open_client(config, os.environ) as client:
                 await client.list_data_sources()
             click.echo(f"ok    destination {config.destination.base_url}")
-        except Exception as exc:  # every failure is reported, none stops the others
+        # any failure (address, key, network, the API's answer) is reported as one line,
+        # and the sources are still probed
+        except Exception as exc:  # noqa: BLE001
             problems.append(f"destination {config.destination.base_url}: {exc}")
         for source in config.sources:
             try:
@@ -228,7 +231,9 @@ def check_config(config_path: str | None) -> None:
                 click.echo(f"ok    source {source.name} ({source.platform} {source.connection.url})")
             except ConfigError as exc:
                 problems.extend(f"source {source.name}: {p}" for p in exc.problems)
-            except Exception as exc:
+            # any other failure (connection, credentials, the platform's answer) is reported
+            # as one line, and the remaining sources are still probed
+            except Exception as exc:  # noqa: BLE001
                 problems.append(f"source {source.name}: {exc}")
 
     asyncio.run(probe())

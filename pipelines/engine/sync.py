@@ -121,7 +121,8 @@ class StreamSync:
         self._products_known: set[str] = set()
         self._products_looked_up: set[str] = set()
         self.context = MappingContext(
-            shop_url=source.connection.url,
+            # sources read from a database or files have no shop address
+            shop_url=source.connection.url or "",
             lang=source.lang,
             currency=source.currency,
             id_data_source=id_data_source,
@@ -395,7 +396,7 @@ class StreamSync:
                 report.add(resource, "parked", len(worn))
             retry = [e for e in entries if e.payload and e.key not in set(worn)]
             items = [MappedItem(resource, e.key, e.payload, e.source_record_id or "")
-                     for e in retry]
+                     for e in retry if e.payload]
             if items:
                 outcomes = await self._send(
                     resource, items, {e.key: e.content_hash for e in retry}, report

@@ -13,6 +13,7 @@ from pipelines.engine.platforms.sql import defined_streams, option_problems, spe
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
+    from pipelines.engine.mappings.base import PlatformMapping
 
 #: ``connection.options`` the platform takes
 OPTIONS = ("timezone", "page_size", "state_path")
@@ -56,7 +57,7 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
     return FilesConnector(config)
 
 
-def mapping():  # type: ignore[no-untyped-def]
+def mapping() -> PlatformMapping:
     from pipelines.engine.mappings.columns import FilesMapping
 
     return FilesMapping()

@@ -18,6 +18,7 @@ from pipelines.engine.platforms import DemoSpec, Env, Platform, register
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
+    from pipelines.engine.mappings.base import PlatformMapping
 
 OPTIONS = ("store_code", "page_size", "active_carts_only", "variations", "variation_concurrency",
            "order_statuses", "timeout", "connect_timeout")
@@ -39,7 +40,7 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
     return MagentoConnector(fields.pop("base_url"), token, **fields)
 
 
-def mapping():  # type: ignore[no-untyped-def]
+def mapping() -> PlatformMapping:
     from pipelines.engine.mappings.magento import MagentoMapping
 
     return MagentoMapping()

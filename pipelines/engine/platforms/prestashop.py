@@ -10,6 +10,7 @@ from pipelines.engine.platforms import DemoSpec, Env, Platform, register
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
+    from pipelines.engine.mappings.base import PlatformMapping
 
 #: connection.options the connector takes (see connectors/sources/prestashop/config.py)
 OPTIONS = ("timezone", "version", "languages", "id_shop", "ws_key_in_query", "page_size",
@@ -35,7 +36,7 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
                                **_options(source))
 
 
-def mapping():  # type: ignore[no-untyped-def]
+def mapping() -> PlatformMapping:
     from pipelines.engine.mappings.prestashop import PrestaShopMapping
 
     return PrestaShopMapping()

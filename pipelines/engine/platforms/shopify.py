@@ -10,6 +10,7 @@ from pipelines.engine.platforms import DemoSpec, Env, Platform, register
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
+    from pipelines.engine.mappings.base import PlatformMapping
 
 #: ``connection.options`` a source may set (fields of ShopifyConfig)
 OPTIONS = ("api_version", "page_size", "nested_page_size", "bulk_threshold",
@@ -31,7 +32,7 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
     )
 
 
-def mapping():  # type: ignore[no-untyped-def]
+def mapping() -> PlatformMapping:
     from pipelines.engine.mappings.shopify import ShopifyMapping
 
     return ShopifyMapping()

@@ -13,6 +13,7 @@ from pipelines.engine.platforms import DemoSpec, Env, Platform, register
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
+    from pipelines.engine.mappings.base import PlatformMapping
 
 #: ``connection.options`` the platform takes
 OPTIONS = ("timezone", "page_size", "allow_unencrypted")
@@ -119,7 +120,7 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
     return SqlConnector(config)
 
 
-def mapping():  # type: ignore[no-untyped-def]
+def mapping() -> PlatformMapping:
     from pipelines.engine.mappings.columns import SqlMapping
 
     return SqlMapping()

@@ -9,6 +9,7 @@ from pipelines.engine.platforms import DemoSpec, Env, Platform, register
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
+    from pipelines.engine.mappings.base import PlatformMapping
 
 
 def open_connector(source: Source, env: Env) -> SourceConnector:
@@ -17,14 +18,14 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
 
     where = f"sources.{source.name}.connection"
     return WooCommerceConnector(
-        source.connection.url,
+        source.connection.url or "",
         secret_from(env, source.connection.key_env, f"{where}.key_env"),
         secret_from(env, source.connection.secret_env, f"{where}.secret_env"),
         page_size=source.tuning.page_size,
     )
 
 
-def mapping():  # type: ignore[no-untyped-def]
+def mapping() -> PlatformMapping:
     from pipelines.engine.mappings.woocommerce import WooCommerceMapping
 
     return WooCommerceMapping()

@@ -72,8 +72,8 @@ def failed_runs_sensor(config: Config) -> dg.SensorDefinition:
     @dg.run_failure_sensor(name="shopsync_failed_runs", minimum_interval_seconds=30)
     def _failed(context: dg.RunFailureSensorContext) -> None:
         """Says which run failed and why."""
-        deliver([f"shopsync run {context.dagster_run.run_id} ({context.dagster_run.job_name})"
-                 f" failed: {context.failure_event.message}"],
+        deliver([(f"shopsync run {context.dagster_run.run_id} ({context.dagster_run.job_name})"
+                  f" failed: {context.failure_event.message}")],
                 config.alerts.webhook_url, context.log)
 
     return _failed

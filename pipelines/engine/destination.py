@@ -15,8 +15,8 @@ async def resolve_data_source(
     if ref.id is not None:
         if not any(s.id_data_source == ref.id for s in sources):
             known = ", ".join(f"{s.id_data_source} ({s.label})" for s in sources)
-            raise ConfigError([f"data_source.id: no data source {ref.id} at the destination;"
-                               f" it has: {known}"])
+            raise ConfigError([(f"data_source.id: no data source {ref.id} at the destination;"
+                                f" it has: {known}")])
         return ref.id
     assert ref.label is not None
     for found in sources:

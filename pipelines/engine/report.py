@@ -58,12 +58,12 @@ class SourceSummary:
             lag = [float(r.get("lag_p95", 0) or 0) for r in runs]
             last = runs[-1]
             lines += ["", f"**Reconciliation**, last {len(runs)} runs (oldest → newest)", "",
-                      f"- pending (accepted, not yet seen): `{sparkline(pending)}` now"
-                      f" {int(pending[-1])}",
+                      (f"- pending (accepted, not yet seen): `{sparkline(pending)}` now"
+                       f" {int(pending[-1])}"),
                       f"- visibility lag p95 (s): `{sparkline(lag)}` now {lag[-1]:.1f}",
-                      f"- last run: {last.get('visible', 0)} confirmed, {last.get('resent', 0)}"
-                      f" re-sent, {last.get('parked', 0)} parked, {last.get('deleted', 0)}"
-                      " deleted"]
+                      (f"- last run: {last.get('visible', 0)} confirmed, {last.get('resent', 0)}"
+                       f" re-sent, {last.get('parked', 0)} parked, {last.get('deleted', 0)}"
+                       " deleted")]
         return "\n".join(lines)
 
 

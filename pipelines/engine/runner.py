@@ -27,8 +27,8 @@ from pipelines.engine.deletions import (
 from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.platforms import platform
+from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
-from pipelines.engine.reconcile import ReconcileReport, Reconciler
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.sync import SETTLE, StreamReport, StreamSync, Window
 
@@ -113,8 +113,8 @@ class SourceRunner:
         if streams is not None:
             unknown = sorted(set(streams) - set(plan))
             if unknown:
-                raise ConfigError([f"no stream {', '.join(unknown)} for source {self.source.name};"
-                                   f" its streams: {', '.join(plan)}"])
+                raise ConfigError([(f"no stream {', '.join(unknown)} for source {self.source.name};"
+                                    f" its streams: {', '.join(plan)}")])
             plan = {s: r for s, r in plan.items() if s in streams}
         reports = []
         async with AsyncExitStack() as stack:

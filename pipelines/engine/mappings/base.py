@@ -61,7 +61,8 @@ def utc(text: str | None) -> str | None:
     """A platform timestamp as ISO 8601 UTC with ``Z``; naive ones are taken as UTC."""
     if not text:
         return None
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    # not fromisoformat(text) alone: it refuses a date with Z ("2024-05-01Z"), this accepts it
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))  # noqa: FURB162
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -216,7 +216,8 @@ class Reconciler:
                 entry.payload if entry else dict(outcome.item or {}),
             ))
 
-        await writer.write_all((e.payload for e in by_key.values()), on_outcome=collect)
+        await writer.write_all((e.payload for e in by_key.values() if e.payload),
+                               on_outcome=collect)
         self.state.record(self.source, resource, outcomes)
         self.state.count_resend(self.source, resource, list(by_key))
         check.resent += len(by_key)

@@ -12,6 +12,7 @@ from fastapi import APIRouter, FastAPI, Request
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
+from sandbox.shops import hosting
 from sandbox.shops.magento import fake_api
 from sandbox.shops.magento.errors import ACL, MagentoError, no_route, not_authorized
 from sandbox.shops.magento.guard import Gate
@@ -157,8 +158,7 @@ def create_app(settings: FakeMagentoSettings | None = None) -> FastAPI:
     app = FastAPI(title="shopsync fake Magento shop", docs_url=None, redoc_url=None,
                   openapi_url=None)
     app.state.store = Store(settings)
-    app.state.stats = {"requests": 0, "throttled": 0}
-    app.add_middleware(Gate, settings=settings, stats=app.state.stats)
+    hosting.install(app, Gate, settings)
 
     @app.exception_handler(MagentoError)
     async def _magento_error(request: Request, exc: MagentoError) -> Response:

@@ -13,20 +13,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from sandbox.shops.magento import names
+from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
 
-START = int(datetime(2024, 1, 1, tzinfo=UTC).timestamp())
-END = START + 540 * 86400  # 2025-06-24: the generated history ends here
 QUOTE_LIFETIME = 30 * 86400
-#: the seconds at which a mass action touched many records at once (ties bigger than a page)
-BULK_SECONDS = {
-    "orders": (END - 7 * 86400 + 9 * 3600 + 17, 0.15),
-    "products": (END - 30 * 86400 + 14 * 3600, 0.40),
-    "customers": (END - 60 * 86400 + 3 * 3600 + 1, 0.20),
-    "carts": (END - 2 * 86400 + 23 * 3600 + 59 * 60 + 59, 0.30),
-}
+#: the mass actions of every fake, and one on carts
+BULK_SECONDS = {**BULK_EDITS, "carts": (END - 2 * 86400 + 23 * 3600 + 59 * 60 + 59, 0.30)}
 
 
 @dataclass(slots=True)
@@ -71,21 +64,19 @@ def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
     return random.Random(f"magento/{seed}/{resource}/{record_id}")
 
 
+def _updated(rng: random.Random, created: int) -> int:
+    """When a record created at ``created`` was last updated: a fifth never (Magento sets
+    ``updated_at`` with ``created_at`` on insert), before ``END`` in any case."""
+    r = rng.random()
+    delay = (0 if r < 0.2 else rng.randrange(1, 600) if r < 0.45
+             else rng.randrange(600, 5 * 86400) if r < 0.8
+             else rng.randrange(5 * 86400, 120 * 86400))
+    return min(created + delay, END - 1)
+
+
 def _times(rng: random.Random, n: int, resource: str, start: int = START) -> list[tuple[int, int]]:
     """(created, updated) pairs, created ascending, some updated in one mass-action second."""
-    created = sorted(rng.randrange(start, END) for _ in range(n))
-    bulk_at, share = BULK_SECONDS.get(resource, (0, 0.0))
-    pairs = []
-    for at in created:
-        r = rng.random()
-        delay = (0 if r < 0.2 else rng.randrange(1, 600) if r < 0.45
-                 else rng.randrange(600, 5 * 86400) if r < 0.8
-                 else rng.randrange(5 * 86400, 120 * 86400))
-        updated = min(at + delay, END - 1)
-        if share and at < bulk_at and updated < bulk_at and rng.random() < share:
-            updated = bulk_at
-        pairs.append((at, updated))
-    return pairs
+    return change_times(rng, n, BULK_SECONDS[resource], start=start, changed=_updated)
 
 
 def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:

@@ -23,6 +23,7 @@ import orjson
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from sandbox.shops import hosting
 from sandbox.shops.magento.errors import MagentoError, no_route, not_authorized
 from sandbox.shops.magento.records import utc_text
 from sandbox.shops.magento.settings import FAKE_PREFIX
@@ -73,18 +74,14 @@ async def get_clock(request: Request) -> Response:
 async def set_clock(request: Request) -> Response:
     """Freeze the clock at ``now`` (null: back to the wall clock), then ``advance`` it."""
     store = _store(request)
-    body = await _body(request)
-    if "now" in body:
-        store.frozen_now = None if body["now"] is None else parse_time(body["now"])
-    if body.get("advance"):
-        store.frozen_now = store.now() + int(body["advance"])
+    store.move(await _body(request), parse_time)
     return _respond({"now": utc_text(store.now()), "frozen": store.frozen_now is not None})
 
 
 @router.get("/stats")
 async def stats(request: Request) -> Response:
     _store(request)
-    return _respond(request.app.state.stats)
+    return _respond(hosting.request_stats(request.app.state.counters))
 
 
 @router.get("/{resource}/ids")

@@ -1,5 +1,6 @@
-"""What stands in front of the fake's routes: the hosting layer (a token-bucket rate limit and
-injected CDN/WAF faults, reproducible under ``--seed``) and Magento's bearer-token check.
+"""What stands in front of the fake's routes: the hosting layer (``sandbox.shops.hosting``: a
+token-bucket rate limit and injected CDN/WAF faults, reproducible under ``--seed``) and
+Magento's bearer-token check.
 
 Magento Open Source has no per-request rate limit of its own; what throttles an API client is
 the CDN or WAF in front of it (Fastly on Adobe Commerce Cloud, Cloudflare): a 429 with
@@ -9,14 +10,11 @@ the CDN or WAF in front of it (Fastly on Adobe Commerce Cloud, Cloudflare): a 42
 
 from __future__ import annotations
 
-import math
-import random
-import time
-
 import orjson
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
-from sandbox.shops.magento.settings import FAKE_PREFIX, REST_PREFIX, FakeMagentoSettings
+from sandbox.shops import hosting
+from sandbox.shops.magento.settings import FAKE_PREFIX, REST_PREFIX
 
 _PAGES = {
     502: ("text/html; charset=UTF-8",
@@ -36,25 +34,7 @@ _PAGES = {
           "</body></html>\n")),
 }
 
-
-class TokenBucket:
-    """``rate`` requests per second with bursts of up to ``rate`` (at least one)."""
-
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-        self.capacity = max(1.0, rate)
-        self.tokens = self.capacity
-        self.at = time.monotonic()
-
-    def take(self) -> float:
-        """0 when the request may pass, else the seconds until a token is back."""
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return 0.0
-        return (1 - self.tokens) / self.rate
+_TOO_MANY = orjson.dumps({"message": "Too many requests. Try again later."})
 
 
 def bearer(scope: Scope) -> str | None:
@@ -64,56 +44,35 @@ def bearer(scope: Scope) -> str | None:
     return None
 
 
-class Gate:
-    """ASGI middleware: rate limit and faults on the REST API; the token is read here and
-    checked by the routes (each answers 401 naming its own ACL resource)."""
+class Gate(hosting.Gate):
+    """The hosting layer on the REST API; the token is read here and checked by the routes
+    (each answers 401 naming its own ACL resource)."""
 
-    def __init__(self, app: ASGIApp, settings: FakeMagentoSettings, stats: dict[str, int]) -> None:
-        self.app = app
-        self.settings = settings
-        self.bucket = TokenBucket(settings.rate_limit) if settings.rate_limit else None
-        self.faults = random.Random(f"magento-faults/{settings.seed}")
-        self.stats = stats  # requests and throttled answers, for /__fake__/stats
+    platform = "magento"
+    fault_kinds = (429, 503, 502, 504, 403)
+    fake_prefix = FAKE_PREFIX
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        rest = path.startswith((REST_PREFIX, "/index.php" + REST_PREFIX))
-        if scope["type"] != "http" or not (rest or path.startswith(FAKE_PREFIX)):
-            await self.app(scope, receive, send)
-            return
-        if rest:
-            self.stats["requests"] += 1
-            if self.bucket is not None:
-                wait = self.bucket.take()
-                if wait:
-                    self.stats["throttled"] += 1
-                    seconds = max(1, math.ceil(wait))
-                    body = orjson.dumps({"message": "Too many requests. Try again later."})
-                    await _send(send, 429, body, "application/json; charset=utf-8",
-                                {"Retry-After": str(seconds)})
-                    return
-            if self.settings.fault_rate and self.faults.random() < self.settings.fault_rate:
-                await self._fault(send, self.faults.choice((429, 503, 502, 504, 403)))
-                return
+    def is_api(self, path: str) -> bool:
+        return path.startswith((REST_PREFIX, "/index.php" + REST_PREFIX))
+
+    async def throttled(self, send: Send, seconds: int) -> None:
+        await hosting.answer(send, 429, _TOO_MANY, "application/json; charset=utf-8",
+                             {"Retry-After": str(seconds)})
+
+    async def fault(self, scope: Scope, send: Send, kind: int) -> bool:
+        retry_after = {"Retry-After": str(self.settings.retry_after)}
+        if kind == 429:
+            await hosting.answer(send, 429, _TOO_MANY, "application/json; charset=utf-8",
+                                 retry_after)
+            return True
+        content_type, body = _PAGES[kind]
+        headers = retry_after if kind == 503 else {}
+        if kind == 403:
+            headers = {"Server": "cloudflare"}
+        await hosting.answer(send, kind, body.encode(), content_type, headers)
+        return True
+
+    async def admit(self, scope: Scope, receive: Receive, send: Send, *, api: bool,
+                    fault: int | None) -> None:
         scope.setdefault("state", {})["token"] = bearer(scope)
         await self.app(scope, receive, send)
-
-    async def _fault(self, send: Send, status: int) -> None:
-        retry_after = {"Retry-After": str(self.settings.retry_after)}
-        if status == 429:
-            await _send(send, 429, orjson.dumps({"message": "Too many requests. Try again later."}),
-                        "application/json; charset=utf-8", retry_after)
-            return
-        content_type, body = _PAGES[status]
-        headers = retry_after if status == 503 else {}
-        if status == 403:
-            headers = {"Server": "cloudflare"}
-        await _send(send, status, body.encode(), content_type, headers)
-
-
-async def _send(send: Send, status: int, body: bytes, content_type: str,
-                headers: dict[str, str]) -> None:
-    raw = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())]
-    raw += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})

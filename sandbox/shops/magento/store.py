@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-import time
 from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
@@ -12,6 +11,7 @@ from sandbox.shops.magento import records
 from sandbox.shops.magento.data import Row, generate, quote_id
 from sandbox.shops.magento.errors import MagentoError, no_entity
 from sandbox.shops.magento.settings import FakeMagentoSettings
+from sandbox.shops.timeline import Clock
 
 RESOURCES = ("orders", "customers", "products", "carts", "categories")
 _SORT_KEYS = {"id": lambda r: r.id, "updated": lambda r: (r.updated, r.id)}
@@ -59,7 +59,7 @@ def parse_time(value: Any) -> int:
     return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
 
 
-class Store:
+class Store(Clock):
     def __init__(self, settings: FakeMagentoSettings) -> None:
         self.settings = settings
         self.seed = settings.seed
@@ -72,13 +72,9 @@ class Store:
         for row in self.tables["products"].rows.values():
             if row.parent:
                 self.children[row.parent].append(row.id)
-        self.frozen_now: int | None = None
         self.admin_tokens: dict[str, int] = {}
 
-    # time and tokens -------------------------------------------------------------------
-
-    def now(self) -> int:
-        return self.frozen_now if self.frozen_now is not None else int(time.time())
+    # tokens (now comes from the clock) ------------------------------------------------
 
     def issue_admin_token(self, username: Any, password: Any) -> str:
         if (username, password) != (self.settings.admin_username, self.settings.admin_password):

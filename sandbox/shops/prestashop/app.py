@@ -4,13 +4,13 @@ only, like a key with GET and HEAD rights) and the ``/__fake__`` API."""
 from __future__ import annotations
 
 import time
-from collections import Counter
 from typing import Any
 
 import orjson
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
+from sandbox.shops import hosting
 from sandbox.shops.prestashop import fake_api, render
 from sandbox.shops.prestashop.errors import PSError, did_you_mean
 from sandbox.shops.prestashop.fields import RESOURCES, fields_of, singular
@@ -121,8 +121,7 @@ def create_app(settings: FakePrestaSettings | None = None) -> FastAPI:
     app = FastAPI(title="shopsync fake PrestaShop shop", docs_url=None, redoc_url=None,
                   openapi_url=None)
     app.state.store = Store(settings)
-    app.state.counters = Counter()
-    app.add_middleware(Gate, settings=settings, counters=app.state.counters)
+    hosting.install(app, Gate, settings)
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
     app.add_api_route(API_PREFIX, webservice, methods=methods, include_in_schema=False)
     app.add_api_route(API_PREFIX + "/{path:path}", webservice, methods=methods,

@@ -11,20 +11,13 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from sandbox.shops.prestashop import names
+from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
 
-START = int(datetime(2024, 1, 1, tzinfo=UTC).timestamp())
-END = START + 540 * 86400  # 2025-06-24: the generated history ends here
-#: seconds at which a bulk edit (a CSV import, a mass status change) touched many records
-BULK_SECONDS = {
-    "orders": (END - 7 * 86400 + 9 * 3600 + 17, 0.15),
-    "products": (END - 30 * 86400 + 14 * 3600, 0.40),
-    "customers": (END - 60 * 86400 + 3 * 3600 + 1, 0.20),
-    "carts": (END - 3 * 86400 + 2 * 3600 + 5, 0.10),
-}
+#: the bulk edits of every fake, and one on carts (a CSV import, a mass status change)
+BULK_SECONDS = {**BULK_EDITS, "carts": (END - 3 * 86400 + 2 * 3600 + 5, 0.10)}
 PRODUCT_KINDS = ("standard", "combinations", "pack", "virtual")
 
 
@@ -69,22 +62,6 @@ def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
     return random.Random(f"prestashop/{seed}/{resource}/{record_id}")
 
 
-def _times(rng: random.Random, n: int, resource: str | None) -> list[tuple[int, int]]:
-    """(created, modified) pairs, created ascending, some modified in one bulk-edit second."""
-    created = sorted(rng.randrange(START, END) for _ in range(n))
-    bulk_at, share = BULK_SECONDS.get(resource or "", (0, 0.0))
-    pairs = []
-    for at in created:
-        r = rng.random()
-        delay = (rng.randrange(0, 600) if r < 0.35 else rng.randrange(600, 5 * 86400)
-                 if r < 0.75 else rng.randrange(5 * 86400, 120 * 86400))
-        modified = at + delay if at + delay < END else at + (END - at) // 2
-        if share and at < bulk_at and modified < bulk_at and rng.random() < share:
-            modified = bulk_at
-        pairs.append((at, modified))
-    return pairs
-
-
 def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
     """(first name, last name, email) of a customer, the same wherever it is needed."""
     if customer_id in names.ODD_CUSTOMERS:
@@ -100,7 +77,7 @@ def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
 def _customers(seed: int, n: int, languages: int) -> list[Row]:
     rng = random.Random(f"prestashop/{seed}/customers")
     rows = []
-    for i, (created, modified) in enumerate(_times(rng, n, "customers")):
+    for i, (created, modified) in enumerate(change_times(rng, n, BULK_SECONDS["customers"])):
         cid = i + 1
         first, last, _ = customer_core(seed, cid)
         # flag: 0 registered, 1 guest checkout, 2 deleted (kept with deleted=1)
@@ -136,7 +113,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     rng = random.Random(f"prestashop/{seed}/products")
     products: list[Row] = []
     combinations: list[Row] = []
-    for i, (created, modified) in enumerate(_times(rng, n, "products")):
+    for i, (created, modified) in enumerate(change_times(rng, n, BULK_SECONDS["products"])):
         pid = i + 1
         kind = 1 if i == 0 or (i > 8 and rng.random() < 0.3) else 0
         kind = {5: 2, 6: 3}.get(i, kind)  # a pack and a virtual product
@@ -173,7 +150,7 @@ def _carts_and_orders(seed: int, orders: int, abandoned: int, customers: int,
     weights = [w for _, w in names.STATE_WEIGHTS]
     states = [s for s, _ in names.STATE_WEIGHTS]
     order_rows, carts = [], []
-    for i, (created, modified) in enumerate(_times(rng, orders, "orders")):
+    for i, (created, modified) in enumerate(change_times(rng, orders, BULK_SECONDS["orders"])):
         customer = (4 if i == 1 and customers >= 4 else
                     rng.randrange(1, customers + 1) if customers else 0)
         lang, currency = rng.randrange(1, languages + 1), 2 if rng.random() < 0.1 else 1
@@ -184,7 +161,7 @@ def _carts_and_orders(seed: int, orders: int, abandoned: int, customers: int,
         carts.append(Row(0, cart_at, created - rng.randrange(5, 60), customer=customer,
                          parent=i + 1, flag=currency, extra=lang))
     crng = random.Random(f"prestashop/{seed}/carts")
-    for created, modified in _times(crng, abandoned, "carts"):
+    for created, modified in change_times(crng, abandoned, BULK_SECONDS["carts"]):
         anonymous = not customers or crng.random() < 0.3
         carts.append(Row(0, created, modified,
                          customer=0 if anonymous else crng.randrange(1, customers + 1),

@@ -29,6 +29,7 @@ import orjson
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from sandbox.shops import hosting
 from sandbox.shops.prestashop.fields import RESOURCES
 from sandbox.shops.prestashop.settings import FAKE_PREFIX
 from sandbox.shops.prestashop.store import Store
@@ -108,19 +109,14 @@ async def get_clock(request: Request) -> Response:
 async def set_clock(request: Request) -> Response:
     """Freeze the clock at ``now`` (null: back to the wall clock), then ``advance`` it."""
     store = _store(request)
-    body = await _body(request)
-    if "now" in body:
-        store.frozen_now = None if body["now"] is None else _epoch(body["now"])
-    if body.get("advance"):
-        store.frozen_now = store.now() + int(body["advance"])
+    store.move(await _body(request), _epoch)
     return respond({"now": _utc(store.now()), "frozen": store.frozen_now is not None})
 
 
 @router.get("/stats")
 async def stats(request: Request) -> Response:
     """Webservice requests seen, and those the rate limit refused (429)."""
-    counters = request.app.state.counters
-    return respond({"requests": counters["requests"], "throttled": counters["throttled"]})
+    return respond(hosting.request_stats(request.app.state.counters))
 
 
 @router.post("/webservice")

@@ -1,5 +1,6 @@
-"""What stands in front of the webservice: the hosting layer (a token-bucket rate limit and
-injected faults, reproducible under ``--seed``), then the dispatcher's key check.
+"""What stands in front of the webservice: the hosting layer (``sandbox.shops.hosting``: a
+token-bucket rate limit and injected faults, reproducible under ``--seed``), then the
+dispatcher's key check.
 
 Faults answer as a host, a CDN or PHP would: a 429 or 503 HTML page with ``Retry-After``, a
 Cloudflare-like 502, a 500 in PrestaShop's error shape for a PHP warning (code 3), or a
@@ -13,14 +14,11 @@ The key comes from HTTP Basic (the user name; the password is ignored) or else f
 from __future__ import annotations
 
 import base64
-import math
-import random
-import time
-from collections import Counter
 from urllib.parse import parse_qs
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from sandbox.shops import hosting
 from sandbox.shops.prestashop.errors import REALM, PSError, auth_error, webservice_disabled
 from sandbox.shops.prestashop.render import error_content, wants_json
 from sandbox.shops.prestashop.settings import (
@@ -47,26 +45,6 @@ PHP_WARNING = ("[PHP Warning #2] Invalid argument supplied for foreach()"
                " (/var/www/html/classes/webservice/WebserviceOutputBuilder.php, line 512)")
 
 
-class TokenBucket:
-    """``rate`` requests per second with bursts of up to ``rate`` (at least one)."""
-
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-        self.capacity = max(1.0, rate)
-        self.tokens = self.capacity
-        self.at = time.monotonic()
-
-    def take(self) -> float:
-        """0 when the request may pass, else the seconds until a token is back."""
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return 0.0
-        return (1 - self.tokens) / self.rate
-
-
 def key_of(scope: Scope) -> str | None:
     """PHP_AUTH_USER when an Authorization: Basic header came, else ``ws_key``, else None."""
     for name, value in scope.get("headers", []):
@@ -89,46 +67,44 @@ def check_key(key: str, settings: FakePrestaSettings) -> None:
         raise auth_error(20)
 
 
-class Gate:
-    """ASGI middleware: host-level rate limit and faults on the API, then the key check on
-    the API and the fake's own routes (``scope['state']['key']`` tells the routes)."""
+class Gate(hosting.Gate):
+    """The hosting layer on the API, then the key check on the API and the fake's own
+    routes (``scope['state']['key']`` tells the routes)."""
 
-    def __init__(self, app: ASGIApp, settings: FakePrestaSettings,
-                 counters: Counter[str] | None = None) -> None:
-        self.app = app
-        self.settings = settings
-        #: API requests seen and those refused by the rate limit (``/__fake__/stats``)
-        self.counters: Counter[str] = Counter() if counters is None else counters
-        self.bucket = TokenBucket(settings.rate_limit) if settings.rate_limit else None
-        self.faults = random.Random(f"prestashop-faults/{settings.seed}")
+    platform = "prestashop"
+    #: 200: the answer comes, preceded by a PHP notice
+    fault_kinds = (429, 503, 502, 500, 200)
+    fake_prefix = FAKE_PREFIX
+    settings: FakePrestaSettings
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        api = path == API_PREFIX or path.startswith(API_PREFIX + "/")
-        fake = path.startswith(FAKE_PREFIX)
-        if scope["type"] != "http" or not (api or fake):
-            await self.app(scope, receive, send)
-            return
-        if api:
-            self.counters["requests"] += 1
-        if api and self.bucket is not None:
-            wait = self.bucket.take()
-            if wait:
-                self.counters["throttled"] += 1
-                await _send(send, 429, _PAGES[429].encode(), "text/html; charset=UTF-8",
-                            {"Retry-After": str(max(1, math.ceil(wait)))})
-                return
-        fault = None
-        if api and self.settings.fault_rate and self.faults.random() < self.settings.fault_rate:
-            fault = self.faults.choice((429, 503, 502, 500, 200))
-            if fault != 200:
-                await self._fault(scope, send, fault)
-                return
+    def is_api(self, path: str) -> bool:
+        return path == API_PREFIX or path.startswith(API_PREFIX + "/")
+
+    async def throttled(self, send: Send, seconds: int) -> None:
+        await hosting.answer(send, 429, _PAGES[429].encode(), "text/html; charset=UTF-8",
+                             {"Retry-After": str(seconds)})
+
+    async def fault(self, scope: Scope, send: Send, kind: int) -> bool:
+        if kind == 200:
+            return False
+        if kind == 500:
+            error = PSError(500, 3, PHP_WARNING)
+            await hosting.answer(send, 500, error_content([error], _json_requested(scope)),
+                                 "application/json", {"PSWS-Version": self.settings.ps_version})
+            return True
+        retry_after = {"Retry-After": str(self.settings.retry_after)}
+        await hosting.answer(send, kind, _PAGES[kind].encode(), "text/html; charset=UTF-8",
+                             retry_after if kind in (429, 503) else {"Server": "cloudflare"})
+        return True
+
+    async def admit(self, scope: Scope, receive: Receive, send: Send, *, api: bool,
+                    fault: int | None) -> None:
         key = key_of(scope)
         if key is None:
-            await _send(send, 401, b"401 Unauthorized", "text/html; charset=UTF-8",
-                        {"WWW-Authenticate": REALM})
+            await hosting.answer(send, 401, b"401 Unauthorized", "text/html; charset=UTF-8",
+                                 {"WWW-Authenticate": REALM})
             return
+        fake = not api
         json = _json_requested(scope)
         store = scope["app"].state.store if "app" in scope else None
         try:
@@ -138,22 +114,12 @@ class Gate:
             if fake and key.strip() != self.settings.key:
                 raise auth_error(21)
         except PSError as exc:
-            await _send(send, exc.status, error_content([exc], json or fake),
-                        "application/json" if json or fake else "text/xml;charset=utf-8",
-                        {**exc.headers, "PSWS-Version": self.settings.ps_version})
+            await hosting.answer(send, exc.status, error_content([exc], json or fake),
+                                 "application/json" if json or fake else "text/xml;charset=utf-8",
+                                 {**exc.headers, "PSWS-Version": self.settings.ps_version})
             return
         scope.setdefault("state", {})["key"] = key.strip()
         await self.app(scope, receive, _with_notice(send) if fault == 200 else send)
-
-    async def _fault(self, scope: Scope, send: Send, status: int) -> None:
-        retry_after = {"Retry-After": str(self.settings.retry_after)}
-        if status == 500:
-            error = PSError(500, 3, PHP_WARNING)
-            await _send(send, 500, error_content([error], _json_requested(scope)),
-                        "application/json", {"PSWS-Version": self.settings.ps_version})
-            return
-        await _send(send, status, _PAGES[status].encode(), "text/html; charset=UTF-8",
-                    retry_after if status in (429, 503) else {"Server": "cloudflare"})
 
 
 def _json_requested(scope: Scope) -> bool:
@@ -179,11 +145,3 @@ def _with_notice(send: Send) -> Send:
         await send(message)
 
     return wrapped
-
-
-async def _send(send: Send, status: int, body: bytes, content_type: str,
-                headers: dict[str, str]) -> None:
-    raw = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())]
-    raw += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})

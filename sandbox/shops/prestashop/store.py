@@ -3,10 +3,8 @@ time zone (every date shown is wall-clock time in it, as PrestaShop's MySQL colu
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -15,6 +13,7 @@ from sandbox.shops.prestashop.data import Row, generate
 from sandbox.shops.prestashop.fields import DATED, INDEX, RESOURCES
 from sandbox.shops.prestashop.records import ZERO_DATE, I18n
 from sandbox.shops.prestashop.settings import FakePrestaSettings
+from sandbox.shops.timeline import Clock
 
 #: resources with a ``deleted`` flag: a soft delete sets it instead of removing the row
 SOFT_DELETABLE = frozenset({"customers", "addresses", "carriers", "order_states"})
@@ -39,7 +38,7 @@ class Table:
         self._views.clear()
 
 
-class Store:
+class Store(Clock):
     def __init__(self, settings: FakePrestaSettings) -> None:
         self.settings = settings
         self.seed = settings.seed
@@ -60,23 +59,8 @@ class Store:
             if addr.customer and not addr.flag:
                 self.addresses_of[addr.customer].append(addr.id)
         self.webservice_enabled = True
-        self.frozen_now: int | None = None
-        self._offset = lru_cache(maxsize=65536)(self._utc_offset)
 
-    # time ------------------------------------------------------------------------------
-
-    def now(self) -> int:
-        return self.frozen_now if self.frozen_now is not None else int(time.time())
-
-    def _utc_offset(self, quarter: int) -> int:
-        # every zone changes offset on a quarter hour, so one lookup per quarter is exact
-        offset = datetime.fromtimestamp(quarter * 900, self.tz).utcoffset()
-        return int(offset.total_seconds()) if offset else 0
-
-    def local(self, epoch: int) -> int:
-        """The shop's wall-clock time of ``epoch``, as seconds of a naive timeline (what
-        MySQL stores and compares)."""
-        return epoch + self._offset(epoch // 900)
+    # time (now and local come from the clock; local seconds are what MySQL compares) ----
 
     def local_text(self, epoch: int | None) -> str:
         if not epoch:

@@ -12,7 +12,6 @@ well-formed version older than the oldest supported one is served by the oldest 
 from __future__ import annotations
 
 import hmac
-import random
 import re
 import secrets
 
@@ -20,6 +19,7 @@ import orjson
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
+from sandbox.shops import hosting
 from sandbox.shops.shopify import fake_api
 from sandbox.shops.shopify.roots import run
 from sandbox.shops.shopify.settings import FILES_PREFIX, SUPPORTED_VERSIONS, FakeShopifySettings
@@ -52,7 +52,8 @@ def create_app(settings: FakeShopifySettings | None = None) -> FastAPI:
                   openapi_url=None)
     store = Store(settings)
     app.state.store = store
-    faults = random.Random(f"shopify-faults/{settings.seed}")
+    faults = hosting.Faults("shopify", settings.seed, settings.fault_rate,
+                            ("502", "503", "500", "graphql"))
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> Response:
@@ -62,9 +63,9 @@ def create_app(settings: FakeShopifySettings | None = None) -> FastAPI:
     async def graphql(request: Request, version: str) -> Response:
         request_id = secrets.token_hex(8)
         headers = {"X-Request-Id": request_id}
-        if settings.fault_rate and faults.random() < settings.fault_rate:
+        kind = faults.draw()
+        if kind is not None:
             store.stats["faults"] += 1
-            kind = faults.choice(("502", "503", "500", "graphql"))
             if kind == "502":
                 return Response(_HTML_502, 502, media_type="text/html")
             if kind == "503":

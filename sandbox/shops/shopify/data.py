@@ -9,19 +9,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from sandbox.shops.shopify import names
+from sandbox.shops.timeline import BULK_EDITS, END, change_times
 
-START = int(datetime(2024, 1, 1, tzinfo=UTC).timestamp())
-END = START + 540 * 86400
-#: seconds at which a bulk edit touched many records at once (ties bigger than a page)
-BULK_SECONDS = {
-    "orders": (END - 7 * 86400 + 9 * 3600 + 17, 0.15),
-    "products": (END - 30 * 86400 + 14 * 3600, 0.40),
-    "customers": (END - 60 * 86400 + 3 * 3600 + 1, 0.20),
-    "checkouts": (END - 3 * 86400 + 22 * 3600 + 5, 0.20),
-}
+#: the bulk edits of every fake, and one on abandoned checkouts
+BULK_SECONDS = {**BULK_EDITS, "checkouts": (END - 3 * 86400 + 22 * 3600 + 5, 0.20)}
 BASE = {"customers": 6_210_000_000, "orders": 5_550_000_000, "products": 8_100_000_000,
         "variants": 44_000_000_000, "collections": 420_000_000, "checkouts": 33_000_000_000,
         "discounts": 1_170_000_000, "codes": 17_000_000_000, "events": 99_000_000_000,
@@ -73,22 +66,6 @@ def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
     return random.Random(f"shopify/{seed}/{resource}/{record_id}")
 
 
-def _times(rng: random.Random, n: int, resource: str | None) -> list[tuple[int, int]]:
-    """(created, updated) pairs, created ascending, some updated in one bulk-edit second."""
-    created = sorted(rng.randrange(START, END) for _ in range(n))
-    bulk_at, share = BULK_SECONDS.get(resource or "", (0, 0.0))
-    pairs = []
-    for at in created:
-        r = rng.random()
-        delay = (rng.randrange(0, 600) if r < 0.35 else rng.randrange(600, 5 * 86400)
-                 if r < 0.75 else rng.randrange(5 * 86400, 120 * 86400))
-        updated = at + delay if at + delay < END else at + (END - at) // 2
-        if share and at < bulk_at and updated < bulk_at and rng.random() < share:
-            updated = bulk_at
-        pairs.append((at, updated))
-    return pairs
-
-
 def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
     """(first name, last name, email) of a customer, the same wherever it is needed."""
     index = customer_id - BASE["customers"] - 1
@@ -104,7 +81,7 @@ def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
 def _customers(seed: int, n: int) -> list[Row]:
     rng = random.Random(f"shopify/{seed}/customers")
     rows = []
-    for i, (created, updated) in enumerate(_times(rng, n, "customers")):
+    for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["customers"])):
         cid = BASE["customers"] + 1 + i
         first, last, _ = customer_core(seed, cid)
         state = "DISABLED" if rng.random() < 0.05 else "ENABLED"
@@ -121,7 +98,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     products: list[Row] = []
     variants: list[Row] = []
     next_variant = BASE["variants"] + 1
-    for i, (created, updated) in enumerate(_times(rng, n, "products")):
+    for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["products"])):
         pid = BASE["products"] + 1 + i
         noun = rng.choice(list(names.NOUNS))
         title = {1: "Tasse ☕ « Café Crème »", 3: "כובע קש"}.get(i, f"{rng.choice(names.ADJECTIVES)} {noun}")
@@ -150,7 +127,7 @@ def _orders(seed: int, n: int, customers: int) -> list[Row]:
     statuses = [s for s, _ in names.FINANCIAL_STATUSES]
     weights = [w for _, w in names.FINANCIAL_STATUSES]
     rows = []
-    for i, (created, updated) in enumerate(_times(rng, n, "orders")):
+    for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["orders"])):
         guest = customers == 0 or rng.random() < 0.15
         customer = 0 if guest else BASE["customers"] + 1 + rng.randrange(customers)
         status = "PAID" if i < 3 else rng.choices(statuses, weights)[0]
@@ -162,7 +139,7 @@ def _orders(seed: int, n: int, customers: int) -> list[Row]:
 def _checkouts(seed: int, n: int, customers: int) -> list[Row]:
     rng = random.Random(f"shopify/{seed}/checkouts")
     rows = []
-    for i, (created, updated) in enumerate(_times(rng, n, "checkouts")):
+    for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["checkouts"])):
         customer = 0 if customers == 0 or rng.random() < 0.3 else (
             BASE["customers"] + 1 + rng.randrange(customers))
         completed = "completed" if rng.random() < 0.3 else ""
@@ -175,14 +152,14 @@ def _collections(seed: int) -> list[Row]:
     rng = random.Random(f"shopify/{seed}/collections")
     return [Row(BASE["collections"] + 1 + i, created, updated, name=title, kind=handle)
             for i, ((handle, title), (created, updated))
-            in enumerate(zip(names.COLLECTIONS, _times(rng, len(names.COLLECTIONS), None),
+            in enumerate(zip(names.COLLECTIONS, change_times(rng, len(names.COLLECTIONS)),
                              strict=True))]
 
 
 def _discounts(seed: int) -> list[Row]:
     rng = random.Random(f"shopify/{seed}/discounts")
     rows = []
-    for i, (created, updated) in enumerate(_times(rng, len(names.DISCOUNTS), None)):
+    for i, (created, updated) in enumerate(change_times(rng, len(names.DISCOUNTS))):
         title, kind, value, _, _ = names.DISCOUNTS[i]
         status = "EXPIRED" if i == 2 else "ACTIVE"
         rows.append(Row(BASE["discounts"] + 1 + i, created, updated, status, name=title,

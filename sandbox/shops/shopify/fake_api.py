@@ -97,11 +97,7 @@ async def get_clock(request: Request) -> Response:
 @_handled
 async def set_clock(request: Request) -> Response:
     store = _store(request)
-    body = await _body(request)
-    if "now" in body:
-        store.frozen_now = None if body["now"] is None else parse_time(str(body["now"]), store.tz)
-    if body.get("advance"):
-        store.frozen_now = store.now() + int(body["advance"])
+    store.move(await _body(request), lambda value: parse_time(str(value), store.tz))
     return _json({"now": iso(store.now()), "frozen": store.frozen_now is not None})
 
 

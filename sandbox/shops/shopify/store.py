@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from sandbox.shops.shopify import names, records
 from sandbox.shops.shopify.data import BASE, Row, generate
 from sandbox.shops.shopify.settings import FakeShopifySettings
+from sandbox.shops.timeline import Clock
 
 RESOURCES = ("orders", "customers", "products", "variants", "collections", "checkouts",
              "discounts", "events")
@@ -54,7 +55,7 @@ class Bucket:
                 "restoreRate": float(self.rate)}
 
 
-class Store:
+class Store(Clock):
     def __init__(self, settings: FakeShopifySettings) -> None:
         self.settings = settings
         self.seed = settings.seed
@@ -75,7 +76,6 @@ class Store:
             for h in ("all", names.NOUNS.get(p.kind, "")) if h)
         self._collections = {r.kind: r for r in self.tables["collections"].rows.values()}
         self.customer_totals: dict[int, tuple[int, int]] = {}
-        self.frozen_now: int | None = None
         self.bucket = Bucket(settings.bucket_size, settings.restore_rate)
         self.bulk: dict[int, Any] = {}  # id -> BulkOperation (bulk.py)
         self.stats: Counter[str] = Counter()
@@ -101,9 +101,6 @@ class Store:
                 n, _ = counts.get(row.customer, (0, 0))
                 counts[row.customer] = (n + 1, 0)
         self.customer_totals = {cid: (n, n * 4200) for cid, (n, _) in counts.items()}
-
-    def now(self) -> int:
-        return self.frozen_now if self.frozen_now is not None else int(time.time())
 
     def collection_ref(self, handle: str) -> dict[str, Any] | None:
         row = self._collections.get(handle)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, FastAPI, Request
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
+from sandbox.shops import hosting
 from sandbox.shops.woocommerce import fake_api
 from sandbox.shops.woocommerce.data import Row
 from sandbox.shops.woocommerce.errors import WooError, invalid_id, no_route
@@ -105,7 +106,7 @@ def create_app(settings: FakeWooSettings | None = None) -> FastAPI:
     app = FastAPI(title="shopsync fake WooCommerce shop", docs_url=None, redoc_url=None,
                   openapi_url=None)
     app.state.store = Store(settings)
-    app.add_middleware(Gate, settings=settings)
+    hosting.install(app, Gate, settings)
 
     @app.exception_handler(WooError)
     async def _woo_error(request: Request, exc: WooError) -> Response:

@@ -10,18 +10,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
+from sandbox.shops.timeline import BULK_EDITS, START, change_times
 from sandbox.shops.woocommerce import names
 
-START = int(datetime(2024, 1, 1, tzinfo=UTC).timestamp())
-END = START + 540 * 86400  # 2025-06-24: the generated history ends here
-#: the seconds at which a bulk edit touched many records at once (ties bigger than a page)
-BULK_SECONDS = {
-    "orders": (END - 7 * 86400 + 9 * 3600 + 17, 0.15),
-    "products": (END - 30 * 86400 + 14 * 3600, 0.40),
-    "customers": (END - 60 * 86400 + 3 * 3600 + 1, 0.20),
-}
 FIRST_ORDER_ID = 1001
 FIRST_POST_ID = 10  # products and variations share WordPress's post ids
 FIRST_COUPON_ID = 7001
@@ -68,22 +60,6 @@ def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
     return random.Random(f"woocommerce/{seed}/{resource}/{record_id}")
 
 
-def _times(rng: random.Random, n: int, resource: str | None) -> list[tuple[int, int]]:
-    """(created, modified) pairs, created ascending, some modified in one bulk-edit second."""
-    created = sorted(rng.randrange(START, END) for _ in range(n))
-    bulk_at, share = BULK_SECONDS.get(resource or "", (0, 0.0))
-    pairs = []
-    for at in created:
-        r = rng.random()
-        delay = (rng.randrange(0, 600) if r < 0.35 else rng.randrange(600, 5 * 86400)
-                 if r < 0.75 else rng.randrange(5 * 86400, 120 * 86400))
-        modified = at + delay if at + delay < END else at + (END - at) // 2
-        if share and at < bulk_at and modified < bulk_at and rng.random() < share:
-            modified = bulk_at
-        pairs.append((at, modified))
-    return pairs
-
-
 def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
     """(first name, last name, email) of a customer, the same wherever it is needed."""
     index = customer_id - ADMIN_ID - 1
@@ -103,10 +79,10 @@ def _customers(seed: int, n: int) -> list[Row]:
     admin = Row(ADMIN_ID, START - 86400 * 30, START - 86400 * 30, name="Shop Owner",
                 kind="administrator")
     rows = [admin]
-    for i, (created, modified) in enumerate(_times(rng, n, "customers")):
+    for i, (created, modified) in enumerate(change_times(rng, n, BULK_EDITS["customers"])):
         cid = ADMIN_ID + 1 + i
         first, last, _ = customer_core(seed, cid)
-        never_updated = rng.random() < 0.1 and modified != BULK_SECONDS["customers"][0]
+        never_updated = rng.random() < 0.1 and modified != BULK_EDITS["customers"][0]
         rows.append(Row(cid, created, 0 if never_updated else modified,
                         name=f"{first} {last}", kind="customer"))
     return rows
@@ -121,7 +97,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     products: list[Row] = []
     variations: list[Row] = []
     post_id = FIRST_POST_ID
-    for i, (created, modified) in enumerate(_times(rng, n, "products")):
+    for i, (created, modified) in enumerate(change_times(rng, n, BULK_EDITS["products"])):
         pid, post_id = post_id, post_id + 1
         kind = "variable" if i == 0 or (i > 12 and rng.random() < 0.3) else "simple"
         kind = {10: "external", 11: "grouped"}.get(i, kind)
@@ -161,7 +137,7 @@ def _orders(seed: int, n: int, customers: int) -> list[Row]:
     statuses = [s for s, _ in _STATUS_WEIGHTS]
     weights = [w for _, w in _STATUS_WEIGHTS]
     rows = []
-    for i, (created, modified) in enumerate(_times(rng, n, "orders")):
+    for i, (created, modified) in enumerate(change_times(rng, n, BULK_EDITS["orders"])):
         oid = FIRST_ORDER_ID + i
         status = {4: "trash", 5: "checkout-draft"}.get(i) or (
             "completed" if i < 4 else rng.choices(statuses, weights)[0])
@@ -175,7 +151,7 @@ def _orders(seed: int, n: int, customers: int) -> list[Row]:
 def _coupons(seed: int) -> list[Row]:
     rng = random.Random(f"woocommerce/{seed}/coupons")
     rows = []
-    for i, (created, modified) in enumerate(_times(rng, len(names.COUPONS), None)):
+    for i, (created, modified) in enumerate(change_times(rng, len(names.COUPONS))):
         code, kind, amount, _ = names.COUPONS[i]
         rows.append(Row(FIRST_COUPON_ID + i, created, modified, "publish", name=code,
                         kind=kind, amount=amount))

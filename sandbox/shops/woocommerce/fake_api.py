@@ -60,11 +60,7 @@ async def get_clock(request: Request) -> Response:
 async def set_clock(request: Request) -> Response:
     """Freeze the clock at ``now`` (null: back to the wall clock), then ``advance`` it."""
     store = require_auth(request, listing=False)
-    body = await json_object(request)
-    if "now" in body:
-        store.frozen_now = None if body["now"] is None else _gmt(body["now"])
-    if body.get("advance"):
-        store.frozen_now = store.now() + int(body["advance"])
+    store.move(await json_object(request), _gmt)
     return respond({"now": store.gmt_text(store.now()), "frozen": store.frozen_now is not None})
 
 

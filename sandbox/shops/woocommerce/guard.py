@@ -1,6 +1,6 @@
-"""What stands in front of the fake's routes: the hosting layer (a token-bucket rate limit
-and injected WAF/proxy faults, reproducible under ``--seed``) and WooCommerce's consumer
-key authentication.
+"""What stands in front of the fake's routes: the hosting layer (``sandbox.shops.hosting``: a
+token-bucket rate limit and injected WAF/proxy faults, reproducible under ``--seed``) and
+WooCommerce's consumer key authentication.
 
 Faults and the rate limit answer before WordPress runs, as a host or a CDN would: a 429 in
 the WordPress JSON shape with ``Retry-After``, a 503 maintenance page, or Cloudflare-like
@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import base64
 import hmac
-import math
-import random
-import time
 from urllib.parse import parse_qs
 
 import orjson
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
+from sandbox.shops import hosting
 from sandbox.shops.woocommerce.errors import WooError, authentication_error
 from sandbox.shops.woocommerce.settings import API_PREFIX, FAKE_PREFIX, FakeWooSettings
 
@@ -38,26 +36,6 @@ _MAINTENANCE_503 = (
     "<p>Briefly unavailable for scheduled maintenance. Check back in a minute.</p>"
     "</body></html>\n"
 )
-
-
-class TokenBucket:
-    """``rate`` requests per second with bursts of up to ``rate`` (at least one)."""
-
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-        self.capacity = max(1.0, rate)
-        self.tokens = self.capacity
-        self.at = time.monotonic()
-
-    def take(self) -> float:
-        """0 when the request may pass, else the seconds until a token is back."""
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return 0.0
-        return (1 - self.tokens) / self.rate
 
 
 def credentials(scope: Scope) -> tuple[str, str] | None:
@@ -90,35 +68,40 @@ def check_credentials(given: tuple[str, str] | None, settings: FakeWooSettings) 
     return True
 
 
-class Gate:
-    """ASGI middleware: rate limit and faults on the API, then authentication on the API and
-    the fake's own routes (``scope['state']['authenticated']`` tells the routes)."""
+class Gate(hosting.Gate):
+    """The hosting layer on the API, then authentication on the API and the fake's own
+    routes (``scope['state']['authenticated']`` tells the routes)."""
 
-    def __init__(self, app: ASGIApp, settings: FakeWooSettings) -> None:
-        self.app = app
-        self.settings = settings
-        self.bucket = TokenBucket(settings.rate_limit) if settings.rate_limit else None
-        self.faults = random.Random(f"woocommerce-faults/{settings.seed}")
+    platform = "woocommerce"
+    fault_kinds = (429, 503, 502, 403)
+    fake_prefix = FAKE_PREFIX
+    settings: FakeWooSettings
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        api, fake = path.startswith(API_PREFIX), path.startswith(FAKE_PREFIX)
-        if scope["type"] != "http" or not (api or fake):
-            await self.app(scope, receive, send)
-            return
-        if api and self.bucket is not None:
-            wait = self.bucket.take()
-            if wait:
-                seconds = max(1, math.ceil(wait))
-                await _json(send, WooError(
-                    429, "rate_limit_exceeded",
-                    f"Too many requests. Please wait {seconds} seconds before trying again.",
-                    headers={"Retry-After": str(seconds), "RateLimit-Limit": str(int(self.bucket.capacity)),
-                             "RateLimit-Remaining": "0", "RateLimit-Reset": str(seconds)}))
-                return
-        if api and self.settings.fault_rate and self.faults.random() < self.settings.fault_rate:
-            await self._fault(send, self.faults.choice((429, 503, 502, 403)))
-            return
+    def is_api(self, path: str) -> bool:
+        return path.startswith(API_PREFIX)
+
+    async def throttled(self, send: Send, seconds: int) -> None:
+        assert self.bucket is not None
+        await _json(send, WooError(
+            429, "rate_limit_exceeded",
+            f"Too many requests. Please wait {seconds} seconds before trying again.",
+            headers={"Retry-After": str(seconds), "RateLimit-Limit": str(int(self.bucket.capacity)),
+                     "RateLimit-Remaining": "0", "RateLimit-Reset": str(seconds)}))
+
+    async def fault(self, scope: Scope, send: Send, kind: int) -> bool:
+        retry_after = {"Retry-After": str(self.settings.retry_after)}
+        if kind == 429:
+            await _json(send, WooError(429, "rate_limit_exceeded",
+                                       "Too many requests. Please wait before trying again.",
+                                       headers=retry_after))
+            return True
+        body = {502: _CLOUDFLARE_502, 403: _CLOUDFLARE_403, 503: _MAINTENANCE_503}[kind]
+        await hosting.answer(send, kind, body.encode(), "text/html; charset=UTF-8",
+                             retry_after if kind == 503 else {"Server": "cloudflare"})
+        return True
+
+    async def admit(self, scope: Scope, receive: Receive, send: Send, *, api: bool,
+                    fault: int | None) -> None:
         try:
             authenticated = check_credentials(credentials(scope), self.settings)
         except WooError as exc:
@@ -127,26 +110,7 @@ class Gate:
         scope.setdefault("state", {})["authenticated"] = authenticated
         await self.app(scope, receive, send)
 
-    async def _fault(self, send: Send, status: int) -> None:
-        retry_after = {"Retry-After": str(self.settings.retry_after)}
-        if status == 429:
-            await _json(send, WooError(429, "rate_limit_exceeded",
-                                       "Too many requests. Please wait before trying again.",
-                                       headers=retry_after))
-            return
-        body = {502: _CLOUDFLARE_502, 403: _CLOUDFLARE_403, 503: _MAINTENANCE_503}[status]
-        await _send(send, status, body.encode(), "text/html; charset=UTF-8",
-                    retry_after if status == 503 else {"Server": "cloudflare"})
-
 
 async def _json(send: Send, error: WooError) -> None:
-    await _send(send, error.status, orjson.dumps(error.body()), "application/json; charset=UTF-8",
-                error.headers)
-
-
-async def _send(send: Send, status: int, body: bytes, content_type: str,
-                headers: dict[str, str]) -> None:
-    raw = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())]
-    raw += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})
+    await hosting.answer(send, error.status, orjson.dumps(error.body()),
+                         "application/json; charset=UTF-8", error.headers)

@@ -3,13 +3,12 @@ timezone."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sandbox.shops.timeline import Clock
 from sandbox.shops.woocommerce import records
 from sandbox.shops.woocommerce.data import Row, generate
 from sandbox.shops.woocommerce.errors import WooError, invalid_id
@@ -60,7 +59,7 @@ class Table:
         return found
 
 
-class Store:
+class Store(Clock):
     def __init__(self, settings: FakeWooSettings) -> None:
         self.settings = settings
         self.seed = settings.seed
@@ -78,22 +77,8 @@ class Store:
         self.category_counts = Counter(
             records.product_category(p) for p in self.tables["products"].rows.values()
             if p.status == "publish")
-        self.frozen_now: int | None = None
-        self._offset = lru_cache(maxsize=65536)(self._utc_offset)
 
-    # time ------------------------------------------------------------------------------
-
-    def now(self) -> int:
-        return self.frozen_now if self.frozen_now is not None else int(time.time())
-
-    def _utc_offset(self, quarter: int) -> int:
-        # every timezone changes offset on a quarter hour, so one lookup per quarter is exact
-        offset = datetime.fromtimestamp(quarter * 900, self.tz).utcoffset()
-        return int(offset.total_seconds()) if offset else 0
-
-    def local(self, epoch: int) -> int:
-        """The site's wall-clock time of ``epoch``, as seconds of a naive timeline."""
-        return epoch + self._offset(epoch // 900)
+    # time (now and local come from the clock) -------------------------------------------
 
     def gmt_text(self, epoch: int | None) -> str | None:
         if not epoch:

@@ -18,42 +18,43 @@ times the time taken).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import time
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from connectors.sources.base import Position
 from connectors.sources.shopify import ShopifyConnector
 from sandbox.shops.shopify.launch import start
 
+try:
+    from bench._extract import Read, parser, read_whole
+except ModuleNotFoundError:  # run as a script: bench/ itself is on sys.path
+    from _extract import Read, parser, read_whole  # type: ignore[no-redef]
+
 
 async def extract(root: str, token: str, after: Position | None = None,
-                  **options: object) -> tuple[int, float, dict]:
-    async with ShopifyConnector(root, token, **options) as source:
-        started = time.perf_counter()
-        count = 0
-        async for page in source.read("orders", after=after):
-            count += len(page)
-        seconds = time.perf_counter() - started
-        budget = source.budget
-        return count, seconds, {"spent": budget.spent, "requested": budget.requested,
-                                "throttled": budget.throttled, "waited": budget.waited}
+                  **options: Any) -> tuple[Read, dict[str, float]]:
+    """One whole read of ``orders``, and what the connector's cost budget counted."""
+    source = ShopifyConnector(root, token, **options)
+    read = await read_whole(source, after=after)
+    budget = source.budget
+    return read, {"spent": budget.spent, "requested": budget.requested,
+                  "throttled": budget.throttled, "waited": budget.waited}
 
 
-def report(title: str, count: int, seconds: float, spent: int, bucket: float, rate: float) -> None:
-    capacity = bucket + rate * seconds
-    print(f"  {title}: {count} orders in {seconds:.1f}s = {count / seconds:.0f} records/s;"
-          f" {spent} points spent of {capacity:.0f} available = {spent / capacity:.1%} of the"
-          " budget")
+def report(title: str, read: Read, spent: float, bucket: float, rate: float) -> None:
+    capacity = bucket + rate * read.seconds
+    print(f"  {title}: {read.records} orders in {read.seconds:.1f}s = {read.per_second:.0f}"
+          f" records/s; {spent:.0f} points spent of {capacity:.0f} available ="
+          f" {spent / capacity:.1%} of the budget")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--orders", type=int, default=20_000)
-    parser.add_argument("--changed", type=int, default=200)
-    parser.add_argument("--plus", action="store_true", help="Shopify Plus budget")
-    args = parser.parse_args()
+    options = parser(__doc__)
+    options.add_argument("--changed", type=int, default=200)
+    options.add_argument("--plus", action="store_true", help="Shopify Plus budget")
+    args = options.parse_args()
     bucket, rate = (10_000.0, 1000.0) if args.plus else (2000.0, 100.0)
     shop = start("--orders", str(args.orders), "--customers", str(max(10, args.orders // 10)),
                  "--products", "200", "--bucket-size", str(bucket), "--restore-rate", str(rate),
@@ -62,8 +63,8 @@ def main() -> None:
         print(f"Shopify connector, fake shop with {args.orders} orders; cost bucket {bucket:.0f}"
               f" points restored at {rate:.0f}/s ({'Plus' if args.plus else 'Standard'} plan),"
               " bulk jobs writing 5000 objects/s")
-        count, seconds, first = asyncio.run(extract(shop.root, shop.token, bulk_poll_interval=1.0))
-        report("initial import (bulk operation)", count, seconds, first["spent"], bucket, rate)
+        read, first = asyncio.run(extract(shop.root, shop.token, bulk_poll_interval=1.0))
+        report("initial import (bulk operation)", read, first["spent"], bucket, rate)
         fake = shop.fake()
         stats = fake.get("/stats").json()
         print(f"    bulk jobs {stats.get('bulk_operations', 0)}, requests {stats['requests']},"
@@ -72,9 +73,8 @@ def main() -> None:
         cursor = datetime.now(UTC) - timedelta(seconds=5)
         fake.post("/orders/touch", json={"ids": ids})
         time.sleep(3)  # the bucket refills a little, as between two scheduled syncs
-        count, seconds, second = asyncio.run(extract(
-            shop.root, shop.token, after=Position(cursor)))
-        report(f"incremental window of {args.changed} changed orders (paged)", count, seconds,
+        read, second = asyncio.run(extract(shop.root, shop.token, after=Position(cursor)))
+        report(f"incremental window of {args.changed} changed orders (paged)", read,
                second["spent"] - first["spent"], bucket, rate)
         print(f"    waited for the budget {second['waited'] - first['waited']:.1f}s,"
               f" throttled answers {second['throttled'] - first['throttled']}")

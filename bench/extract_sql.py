@@ -15,7 +15,6 @@ Python building records). Files have no budget at all: the figure is disk and pa
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import secrets
@@ -35,6 +34,11 @@ from sandbox.shops.sql.config import STREAMS, TIMEZONE
 from sandbox.shops.sql.data import Shop, generate
 from sandbox.shops.sql.db import FakeDatabase
 
+try:
+    from bench._extract import Read, parser, read_whole
+except ModuleNotFoundError:  # run as a script: bench/ itself is on sys.path
+    from _extract import Read, parser, read_whole  # type: ignore[no-redef]
+
 
 class CountingSqlConnector(SqlConnector):
     """Counts the queries and the time spent in them."""
@@ -51,31 +55,20 @@ class CountingSqlConnector(SqlConnector):
             self.in_database += time.perf_counter() - started
 
 
-async def read_sql(url: str, page_size: int) -> tuple[int, int, float, int, float]:
-    """(records, lines, seconds, queries, seconds in the database) of one read of orders."""
+async def read_sql(url: str, page_size: int) -> tuple[Read, int, float]:
+    """One read of orders (its items: their lines), the queries and the seconds in them."""
     source = CountingSqlConnector(SqlConfig.model_validate(
         {"url": url, "timezone": TIMEZONE, "page_size": page_size,
          "streams": {"orders": STREAMS["orders"]}}))
-    started = time.perf_counter()
-    records = lines = 0
-    async for page in source.read("orders"):
-        records += len(page)
-        lines += sum(len(r["products"]) for r in page)
-    seconds = time.perf_counter() - started
-    await source.aclose()
-    return records, lines, seconds, source.queries, source.in_database
+    read = await read_whole(source, items=lambda order: len(order["products"]))
+    return read, source.queries, source.in_database
 
 
-async def read_files(root: Path, page_size: int) -> tuple[int, float]:
+async def read_files(root: Path, page_size: int) -> Read:
     state = root.parent / f"state-{page_size}.json"  # a fresh memory: every file is new
-    source = FilesConnector(FilesConfig.model_validate(
+    return await read_whole(FilesConnector(FilesConfig.model_validate(
         {"path": root, "timezone": TIMEZONE, "page_size": page_size, "state_path": state,
-         "streams": {"orders": FILE_STREAMS["orders"]}}))
-    started = time.perf_counter()
-    records = 0
-    async for page in source.read("orders"):
-        records += len(page)
-    return records, time.perf_counter() - started
+         "streams": {"orders": FILE_STREAMS["orders"]}})))
 
 
 def bench_database(name: str, url: str, shop: Shop, page_sizes: list[int]) -> None:
@@ -83,18 +76,16 @@ def bench_database(name: str, url: str, shop: Shop, page_sizes: list[int]) -> No
     FakeDatabase(url, TIMEZONE).write(shop)
     print(f"  {name}: written in {time.perf_counter() - started:.1f}s")
     for page_size in page_sizes:
-        records, lines, seconds, queries, busy = asyncio.run(read_sql(url, page_size))
-        print(f"  {name:<11}{page_size:>10}{records:>9}{lines:>8}{seconds:>9.2f}"
-              f"{records / seconds:>11.0f}{queries:>9}{busy / seconds:>13.0%}")
+        read, queries, busy = asyncio.run(read_sql(url, page_size))
+        print(f"  {name:<11}{page_size:>10}{read.records:>9}{read.items:>8}{read.seconds:>9.2f}"
+              f"{read.per_second:>11.0f}{queries:>9}{busy / read.seconds:>13.0%}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--orders", type=int, default=20_000)
-    parser.add_argument("--page-size", type=int, nargs="+", default=[500, 2000])
-    parser.add_argument("--postgres", default=os.environ.get("SHOPSYNC_TEST_POSTGRES_URL"),
-                        help="a PostgreSQL URL to bench too (a schema is made and dropped)")
-    args = parser.parse_args()
+    options = parser(__doc__, page_sizes=[500, 2000])
+    options.add_argument("--postgres", default=os.environ.get("SHOPSYNC_TEST_POSTGRES_URL"),
+                         help="a PostgreSQL URL to bench too (a schema is made and dropped)")
+    args = options.parse_args()
     shop = generate(0, orders=args.orders, customers=5000, products=500)
     print(f"extract orders (with their lines) from the fake shop: {args.orders} orders")
     print(f"  {'database':<11}{'page size':>10}{'records':>9}{'lines':>8}{'seconds':>9}"
@@ -118,9 +109,9 @@ def main() -> None:
         write_drop(root, shop, streams=["orders"])
         print(f"  files ({len(list((root / 'orders').iterdir()))} JSON Lines files, no budget):")
         for page_size in args.page_size:
-            records, seconds = asyncio.run(read_files(root, page_size))
-            print(f"  {'files':<11}{page_size:>10}{records:>9}{'':>8}{seconds:>9.2f}"
-                  f"{records / seconds:>11.0f}{'':>9}{'n/a':>13}")
+            read = asyncio.run(read_files(root, page_size))
+            print(f"  {'files':<11}{page_size:>10}{read.records:>9}{'':>8}{read.seconds:>9.2f}"
+                  f"{read.per_second:>11.0f}{'':>9}{'n/a':>13}")
 
 
 if __name__ == "__main__":

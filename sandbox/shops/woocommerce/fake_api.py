@@ -3,6 +3,7 @@ between reads and move its clock. Authenticated like the REST API, never faulted
 
     GET    /__fake__/clock                    {"now": "...", "frozen": bool}
     POST   /__fake__/clock                    {"now": "2025-07-01T12:00:00" | null, "advance": 5}
+    GET    /__fake__/stats                    {"requests": n, "throttled": n} on the REST API
     GET    /__fake__/{resource}/ids           every id (trash included; ?exclude_status=a,b
                                               leaves those out) and counts by status
     POST   /__fake__/{resource}/{id}/touch    date_modified = now
@@ -23,6 +24,7 @@ from collections import Counter
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from sandbox.shops import hosting
 from sandbox.shops.woocommerce.errors import WooError, no_route
 from sandbox.shops.woocommerce.http import json_object, require_auth, respond, with_links
 from sandbox.shops.woocommerce.settings import FAKE_PREFIX
@@ -62,6 +64,14 @@ async def set_clock(request: Request) -> Response:
     store = require_auth(request, listing=False)
     store.move(await json_object(request), _gmt)
     return respond({"now": store.gmt_text(store.now()), "frozen": store.frozen_now is not None})
+
+
+@router.get("/stats")
+async def stats(request: Request) -> Response:
+    """REST API requests seen, and those the rate limit refused (429): what a benchmark
+    reads to tell how hard a sync pressed the host."""
+    require_auth(request, listing=False)
+    return respond(hosting.request_stats(request.app.state.counters))
 
 
 @router.get("/{resource}/ids")

@@ -291,6 +291,10 @@ def test_the_rate_limit_answers_429_with_retry_after() -> None:
         assert int(limited[0].headers["retry-after"]) >= 1
         assert limited[0].json()["code"] == "rate_limit_exceeded"
         assert running.fake().get("/clock").status_code == 200  # the fake API is not limited
+        stats = running.fake().get("/stats").json()
+        assert stats == {"requests": 15, "throttled": len(limited)}  # the fake API not counted
+        no_auth = running.client(auth=False).get(running.root + "/__fake__/stats")
+        assert no_auth.status_code == 401
     finally:
         running.stop()
 

@@ -54,6 +54,8 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
         default_response_class=OrjsonResponse,
     )
     app.state.store = store
+    # FastAPI's documented way to extend its OpenAPI description is to replace the method;
+    # mypy refuses assignments to methods
     app.openapi = lambda: describe(app)  # type: ignore[method-assign]
     app.add_middleware(FaultInjection, store=store)
 

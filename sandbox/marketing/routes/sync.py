@@ -7,7 +7,8 @@ go through the shop's pending queue and become visible after the visibility dela
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from enum import Enum
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request
@@ -28,6 +29,8 @@ from sandbox.marketing.views import reader, selectable_fields
 router = APIRouter()
 
 Mode = Literal["save", "update"]
+#: a route handler (FastAPI reads its parameters from its signature)
+Endpoint = Callable[..., Awaitable[Any]]
 BY_CREATION = [OrderBy(field="id", type="asc")]
 
 
@@ -62,22 +65,19 @@ def _check_item(
         ds = default_data_source_id(shop)
     elif str(ds) not in data_sources(shop):
         errors.append(f"id_data_source: data source {ds} does not exist in this shop")
-    if resource.parent_field:
-        given = raw.get(resource.parent_field)
+    parent_field = resource.parent_field
+    if parent_field:
+        given = raw.get(parent_field)
         if parent is not None and given is not None and str(given) != parent:
-            errors.append(
-                f"{resource.parent_field}: is {given!r} but the route is for {parent!r}"
-            )
+            errors.append(f"{parent_field}: is {given!r} but the route is for {parent!r}")
         if parent is None and given is None:
-            errors.append(f"{resource.parent_field}: is required on {resource.bulk_route}")
+            errors.append(f"{parent_field}: is required on {resource.bulk_route}")
     if errors or model is None:
         return None, errors
     fields = resource.model.model_fields.keys() - {"id_data_source"}
     doc = {k: raw[k] for k in fields if k in raw}
-    if resource.parent_field and parent is not None:
-        doc[resource.parent_field] = model.__dict__[resource.parent_field] or _typed(
-            resource, parent
-        )
+    if parent_field and parent is not None:
+        doc[parent_field] = model.__dict__[parent_field] or _typed(resource, parent_field, parent)
     doc["data_source_id"] = ds
     doc["shop_id"] = shop.shop_id
     if mode == "update" and not known(item_key(resource, doc)):
@@ -88,8 +88,9 @@ def _check_item(
     return doc, []
 
 
-def _typed(resource: SyncResource, parent: str) -> Any:
-    annotation = resource.model.model_fields[resource.parent_field].annotation
+def _typed(resource: SyncResource, parent_field: str, parent: str) -> Any:
+    """The route's parent id as the item model types its parent field (an int or a str)."""
+    annotation = resource.model.model_fields[parent_field].annotation
     return int(parent) if annotation is not None and "int" in str(annotation) else parent
 
 
@@ -121,14 +122,14 @@ async def bulk_write(
 
 
 async def bulk_delete(
-    request: Request, shop: Shop, resource: SyncResource, parent: str | None = None
+    request: Request, shop: Shop, resource: SyncResource, delete_key: str,
+    parent: str | None = None,
 ) -> dict[str, Any]:
+    """Delete by the ids listed under ``delete_key`` (the resource's own) in the body."""
     body = await json_object(request)
-    ids = body.get(resource.delete_key)
+    ids = body.get(delete_key)
     if not isinstance(ids, list) or not all(isinstance(i, str | int) for i in ids):
-        raise ApiError(
-            400, f'The body must be {{"{resource.delete_key}": [ids]}} (strings or integers)'
-        )
+        raise ApiError(400, f'The body must be {{"{delete_key}": [ids]}} (strings or integers)')
     params = query(request)
     scope = params.get("id_data_source")
     op = {
@@ -166,7 +167,10 @@ def _apply_delete(shop: Shop, op: Doc) -> None:
     for key, doc in collection.matching(resource.id_field, set(op["ids"])).items():
         if op["data_source_id"] is not None and doc["data_source_id"] != op["data_source_id"]:
             continue
-        if op.get("parent") is not None and str(doc.get(resource.parent_field)) != op["parent"]:
+        parent = op.get("parent")
+        if parent is not None and (
+            resource.parent_field is None or str(doc.get(resource.parent_field)) != parent
+        ):
             continue
         collection.delete(key)
         if resource.name == "customers":
@@ -226,15 +230,58 @@ def _write_body(resource: SyncResource) -> dict[str, Any]:
     }
 
 
+def _nested_endpoints(
+    resource: SyncResource, parent_field: str, delete_key: str
+) -> tuple[Endpoint, Endpoint, Endpoint, Endpoint]:
+    """Save, update, bulk delete and list under one parent (``{parent_id}`` in the path)."""
+
+    async def save(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        return await bulk_write(request, the_shop, resource, "save", parent_id)
+
+    async def update(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        return await bulk_write(request, the_shop, resource, "update", parent_id)
+
+    async def delete(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        return await bulk_delete(request, the_shop, resource, delete_key, parent_id)
+
+    async def listing(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        return _list(request, the_shop, resource, lambda d: str(d.get(parent_field)) == parent_id)
+
+    return save, update, delete, listing
+
+
+def _flat_endpoints(
+    resource: SyncResource, delete_key: str
+) -> tuple[Endpoint, Endpoint, Endpoint, Endpoint]:
+    """Save, update, bulk delete and list a resource that has no parent."""
+
+    async def save(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        return await bulk_write(request, the_shop, resource, "save")
+
+    async def update(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        return await bulk_write(request, the_shop, resource, "update")
+
+    async def delete(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        return await bulk_delete(request, the_shop, resource, delete_key)
+
+    async def listing(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        return _list(request, the_shop, resource)
+
+    return save, update, delete, listing
+
+
 def _register(resource: SyncResource) -> None:
     """Add the write, delete and read routes of one sync resource."""
     name = resource.name
-    tags = [name]
+    tags: list[str | Enum] = [name]
     body = _write_body(resource)
-    nested = resource.parent_field is not None
+    parent_field = resource.parent_field
+    delete_key = resource.delete_key
+    # every sync resource of the API is deleted by a list of its ids under its own key
+    assert delete_key is not None, f"{name} has no delete key"
     base = "/v1/" + resource.route
 
-    if nested:
+    if parent_field is not None:
         assert resource.bulk_route is not None
 
         async def save_across(request: Request, the_shop: Shop = Depends(shop)) -> Any:
@@ -242,37 +289,13 @@ def _register(resource: SyncResource) -> None:
 
         router.add_api_route(
             f"/v1/{resource.bulk_route}", save_across, methods=["POST"], tags=tags,
-            summary=f"save {name} across parents (items carry {resource.parent_field})",
+            summary=f"save {name} across parents (items carry {parent_field})",
             openapi_extra=body,
         )
-
-        async def save(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-            return await bulk_write(request, the_shop, resource, "save", parent_id)
-
-        async def update(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-            return await bulk_write(request, the_shop, resource, "update", parent_id)
-
-        async def delete(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-            return await bulk_delete(request, the_shop, resource, parent_id)
-
-        async def listing(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-            field = resource.parent_field
-            return _list(request, the_shop, resource, lambda d: str(d.get(field)) == parent_id)
-
-        base = base.replace("{" + resource.parent_field + "}", "{parent_id}")
+        save, update, delete, listing = _nested_endpoints(resource, parent_field, delete_key)
+        base = base.replace("{" + parent_field + "}", "{parent_id}")
     else:
-
-        async def save(request: Request, the_shop: Shop = Depends(shop)) -> Any:  # type: ignore[misc]
-            return await bulk_write(request, the_shop, resource, "save")
-
-        async def update(request: Request, the_shop: Shop = Depends(shop)) -> Any:  # type: ignore[misc]
-            return await bulk_write(request, the_shop, resource, "update")
-
-        async def delete(request: Request, the_shop: Shop = Depends(shop)) -> Any:  # type: ignore[misc]
-            return await bulk_delete(request, the_shop, resource)
-
-        async def listing(request: Request, the_shop: Shop = Depends(shop)) -> Any:  # type: ignore[misc]
-            return _list(request, the_shop, resource)
+        save, update, delete, listing = _flat_endpoints(resource, delete_key)
 
     max_note = f"a JSON array of at most {resource.max_batch} items"
     router.add_api_route(
@@ -286,7 +309,7 @@ def _register(resource: SyncResource) -> None:
     )
     router.add_api_route(
         f"{base}/bulk-delete", delete, methods=["POST"], tags=tags,
-        summary=f'bulk delete {name}: {{"{resource.delete_key}": [ids]}}',
+        summary=f'bulk delete {name}: {{"{delete_key}": [ids]}}',
     )
     router.add_api_route(base, listing, methods=["GET"], tags=tags, summary=f"list {name}")
 

@@ -38,3 +38,42 @@ def settings_or_exit(model: type[M], options: dict[str, Any]) -> M:
             where = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
             click.echo(f"error: {where}: {str(err['msg']).removeprefix('Value error, ')}", err=True)
         sys.exit(2)
+
+
+def size_options(customers: str | None = None, orders: str | None = None,
+                 products: str | None = None) -> Callable[[F], F]:
+    """``--customers``, ``--orders`` and ``--products``: the generated shop's size, the same
+    defaults on every fake; the help says what the platform generates of each."""
+
+    def apply(fn: F) -> F:
+        fn = click.option("--products", default=30, show_default=True,
+                          type=click.IntRange(min=0), help=products)(fn)
+        fn = click.option("--orders", default=200, show_default=True,
+                          type=click.IntRange(min=0), help=orders)(fn)
+        return click.option("--customers", default=50, show_default=True,
+                            type=click.IntRange(min=0), help=customers)(fn)
+
+    return apply
+
+
+def hosting_options(answered: str, *, retried: str = "429 and 503",
+                    rate_limit: str | None = None) -> Callable[[F], F]:
+    """The hosting layer's options (``sandbox.shops.hosting``): ``--rate-limit`` when the
+    fake has one (``rate_limit`` ends its help), ``--fault-rate`` (the faults ``answered``)
+    and ``--retry-after`` (of the injected ``retried`` answers)."""
+
+    def apply(fn: F) -> F:
+        fn = click.option("--retry-after", default=1, show_default=True,
+                          type=click.IntRange(min=0), metavar="SECONDS",
+                          help=f"Retry-After of injected {retried} answers.")(fn)
+        fn = click.option("--fault-rate", default=0.0, show_default=True,
+                          type=click.FloatRange(0, 1),
+                          help=f"Share of API requests answered {answered}.")(fn)
+        if rate_limit is not None:
+            fn = click.option("--rate-limit", default=None,
+                              type=click.FloatRange(min=0, min_open=True), metavar="N",
+                              help="Requests per second before answering 429 with Retry-After"
+                                   f" ({rate_limit}).")(fn)
+        return fn
+
+    return apply

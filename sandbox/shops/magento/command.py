@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import click
 
-from sandbox.shops.cli import listen_options, settings_or_exit
+from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit, size_options
 
 
 @click.command("magento")
 @listen_options(default_port=8788)
-@click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0),
-              help="Customers to generate.")
-@click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
-              help="Orders to generate.")
-@click.option("--products", default=30, show_default=True, type=click.IntRange(min=0),
-              help="Products to generate (configurable ones get child products on top).")
+@size_options(customers="Customers to generate.", orders="Orders to generate.",
+              products="Products to generate (configurable ones get child products on top).")
 @click.option("--carts", default=None, type=click.IntRange(min=0),
               help="Active carts (quotes) to generate  [default: a quarter of the orders].")
 @click.option("--store-code", default="default", show_default=True,
@@ -28,13 +24,8 @@ from sandbox.shops.cli import listen_options, settings_or_exit
               help="Turn the Web API input limits on: refuse pageSize > N, 20 when absent.")
 @click.option("--no-integration-bearer", "integration_bearer", flag_value=False, default=True,
               help="Refuse the integration token as a bearer token (Magento 2.4.4+ default).")
-@click.option("--rate-limit", default=None, type=click.FloatRange(min=0, min_open=True),
-              metavar="N", help="Requests per second before answering 429 with Retry-After"
-              " (the CDN/WAF in front of the shop; default: no limit).")
-@click.option("--fault-rate", default=0.0, show_default=True, type=click.FloatRange(0, 1),
-              help="Share of API requests answered 429, or an HTML 502/503/504/403 page.")
-@click.option("--retry-after", default=1, show_default=True, type=click.IntRange(min=0),
-              metavar="SECONDS", help="Retry-After of injected 429 and 503 answers.")
+@hosting_options("429, or an HTML 502/503/504/403 page",
+                 rate_limit="the CDN/WAF in front of the shop; default: no limit")
 def command(**options: object) -> None:
     """Serve a fake Magento 2 shop: REST API at /rest/<store>/V1 (bearer token
     shopsync-fake-magento-token) plus /__fake__ to change records between reads."""

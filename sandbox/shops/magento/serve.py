@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from sandbox.serving import serve_app
 from sandbox.shops.magento.app import create_app
 from sandbox.shops.magento.settings import REST_PREFIX, FakeMagentoSettings
+from sandbox.shops.serve import serve_shop
 
 
 def banner(settings: FakeMagentoSettings, port: int) -> str:
@@ -15,8 +15,7 @@ def banner(settings: FakeMagentoSettings, port: int) -> str:
 
 def serve(settings: FakeMagentoSettings) -> None:
     """Generate the shop once the port is held, print the one banner line, serve."""
-    serve_app(lambda: create_app(settings), settings.host, settings.port,
-              lambda port: banner(settings, port))
+    serve_shop(create_app, banner, settings)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field
+
+from sandbox.shops.settings import HostedShopSettings
 
 #: the integration token the fake accepts as a bearer token (documented in the README)
 DEFAULT_TOKEN = "shopsync-fake-magento-token"
@@ -16,13 +17,9 @@ FAKE_PREFIX = "/__fake__"
 MAGENTO_VERSION = "2.4.7-p3"
 
 
-class FakeMagentoSettings(BaseModel):
-    host: str = "127.0.0.1"
-    port: int = Field(default=8788, ge=0, le=65535)
-    seed: int = 0
-    customers: int = Field(default=50, ge=0, le=1_000_000)
-    orders: int = Field(default=200, ge=0, le=1_000_000)
-    products: int = Field(default=30, ge=0, le=1_000_000)
+class FakeMagentoSettings(HostedShopSettings):
+    """The shared fields (port 8788), and Magento's store view, version switches, tokens."""
+
     #: active (not yet ordered) quotes; None: a quarter of the orders, at least 5
     carts: int | None = Field(default=None, ge=0, le=1_000_000)
     #: the store view code served at /rest/<code>/V1 (``default`` and ``all`` work too)
@@ -44,19 +41,6 @@ class FakeMagentoSettings(BaseModel):
     admin_password: str = DEFAULT_ADMIN_PASSWORD
     #: lifetime of admin tokens from POST /V1/integration/admin/token (Magento: 4 hours)
     admin_token_ttl: int = Field(default=4 * 3600, ge=1)
-    #: requests per second allowed by a token bucket (burst = the same number); None = off
-    rate_limit: float | None = Field(default=None, gt=0)
-    fault_rate: float = Field(default=0.0, ge=0, le=1)
-    retry_after: int = Field(default=1, ge=0)
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown timezone {value!r} (use an IANA name like Europe/Berlin)")
-        return value
 
     @property
     def active_carts(self) -> int:

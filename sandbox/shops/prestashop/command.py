@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import click
 
-from sandbox.shops.cli import listen_options, settings_or_exit
+from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit, size_options
 
 
 @click.command("prestashop")
 @listen_options(default_port=8790)
-@click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0),
-              help="Customers to generate (guests and a deleted one included).")
-@click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
-              help="Orders to generate, each with its cart.")
-@click.option("--products", default=30, show_default=True, type=click.IntRange(min=0),
-              help="Products to generate (some with combinations).")
+@size_options(customers="Customers to generate (guests and a deleted one included).",
+              orders="Orders to generate, each with its cart.",
+              products="Products to generate (some with combinations).")
 @click.option("--abandoned-carts", default=None, type=click.IntRange(min=0),
               help="Carts without an order, on top of the orders' carts [default: orders/3].")
 @click.option("--timezone", default="Europe/Paris", show_default=True,
@@ -25,14 +22,8 @@ from sandbox.shops.cli import listen_options, settings_or_exit
                    " counters, {\"orders\": []}, null fields left out.")
 @click.option("--languages", default=2, show_default=True, type=click.IntRange(1, 3),
               help="Active languages (en, fr, de); with 1, multilingual fields are plain strings.")
-@click.option("--rate-limit", default=None, type=click.FloatRange(min=0, min_open=True),
-              metavar="N", help="Requests per second before answering 429 with Retry-After"
-              " (default: no limit, as in PrestaShop's core).")
-@click.option("--fault-rate", default=0.0, show_default=True, type=click.FloatRange(0, 1),
-              help="Share of API requests answered 429, 503, 502, a PHP warning 500 or a 200"
-                   " spoiled by a PHP notice.")
-@click.option("--retry-after", default=1, show_default=True, type=click.IntRange(min=0),
-              metavar="SECONDS", help="Retry-After of injected 429 and 503 answers.")
+@hosting_options("429, 503, 502, a PHP warning 500 or a 200 spoiled by a PHP notice",
+                 rate_limit="default: no limit, as in PrestaShop's core")
 def command(**options: object) -> None:
     """Serve a fake PrestaShop shop: the webservice at /api (key
     SHOPSYNCFAKEPRESTASHOPWEBSERVICE as the Basic user name) plus /__fake__ to change it."""

@@ -1,5 +1,6 @@
 """Starting a fake PrestaShop shop in a subprocess and waiting until it answers: for tests,
-benchmarks and scripts that want a real server on a free localhost port."""
+benchmarks and scripts that want a real server on a free localhost port (the shared part is
+``sandbox.shops.launch``)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,12 @@ from typing import Any
 
 import httpx
 
-from sandbox import process
+from sandbox.shops.launch import Launcher, RunningFake
 from sandbox.shops.prestashop.settings import DEFAULT_KEY
-
-_BANNER = re.compile(r"prestashop at (http://\S+/api)")
 
 
 @dataclass
-class RunningFakeShop:
+class RunningFakeShop(RunningFake):
     api_url: str  # http://127.0.0.1:PORT/api
     process: subprocess.Popen[str]
     key: str = DEFAULT_KEY
@@ -32,40 +31,15 @@ class RunningFakeShop:
         none), asking for JSON unless ``json=False``."""
         key = self.key if key is None else key
         headers = {"Output-Format": "JSON"} if json else {}
-        client = httpx.Client(base_url=self.api_url, auth=(key, "") if key else None,
-                              headers=headers, timeout=30, **kwargs)
-        self.clients.append(client)
-        return client
+        return self.open(self.api_url, auth=(key, "") if key else None, headers=headers, **kwargs)
 
-    def fake(self) -> httpx.Client:
-        """A client on the ``/__fake__`` API (changes records, moves the clock)."""
-        client = httpx.Client(base_url=self.root + "/__fake__", auth=(self.key, ""), timeout=30)
-        self.clients.append(client)
-        return client
-
-    def stop(self) -> None:
-        for client in self.clients:
-            client.close()
-        process.stop(self.process)
+    def fake_credentials(self) -> dict[str, Any]:
+        return {"auth": (self.key, "")}
 
 
-def launch(*args: str) -> subprocess.Popen[str]:
-    """Start ``python -m sandbox.shops.prestashop.serve --port 0 ARGS`` (without waiting)."""
-    return process.launch_module("sandbox.shops.prestashop.serve", *args)
-
-
-def attach(started: subprocess.Popen[str], timeout: float = 30) -> RunningFakeShop:
-    """Read the banner of a launched shop and wait until it answers ``/healthz``."""
-    running = RunningFakeShop(process.read_banner(started, _BANNER, "fake PrestaShop"), started)
-    process.wait_healthy(running.root, started, "fake PrestaShop", timeout)
-    return running
-
-
-def start(*args: str) -> RunningFakeShop:
-    return attach(launch(*args))
-
-
-def start_many(*arg_lists: tuple[str, ...]) -> list[RunningFakeShop]:
-    """Start several shops at once (their startups overlap)."""
-    processes = [launch(*args) for args in arg_lists]
-    return [attach(p) for p in processes]
+_LAUNCHER = Launcher("sandbox.shops.prestashop.serve", re.compile(r"prestashop at (http://\S+/api)"),
+                     "fake PrestaShop", RunningFakeShop)
+launch = _LAUNCHER.launch
+attach = _LAUNCHER.attach
+start = _LAUNCHER.start
+start_many = _LAUNCHER.start_many

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import click
 
-from sandbox.shops.cli import listen_options, settings_or_exit
+from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit, size_options
 
 
 @click.command("shopify")
 @listen_options(default_port=8789)
-@click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0))
-@click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0))
-@click.option("--products", default=30, show_default=True, type=click.IntRange(min=0))
+@size_options()
 @click.option("--checkouts", default=None, type=click.IntRange(min=0),
               help="Abandoned checkouts (default: a quarter of the orders).")
 @click.option("--timezone", default="Europe/Paris", show_default=True,
@@ -31,10 +29,7 @@ from sandbox.shops.cli import listen_options, settings_or_exit
               help="How fast a bulk operation writes its JSONL.")
 @click.option("--bulk-concurrency", default=1, show_default=True, type=click.IntRange(1, 5),
               help="Bulk query operations an app may run at once (5 from API 2026-01).")
-@click.option("--fault-rate", default=0.0, show_default=True, type=click.FloatRange(0, 1),
-              help="Share of API requests answered 502, 503, 500 or INTERNAL_SERVER_ERROR.")
-@click.option("--retry-after", default=1, show_default=True, type=click.IntRange(min=0),
-              metavar="SECONDS", help="Retry-After of injected 503 answers.")
+@hosting_options("502, 503, 500 or INTERNAL_SERVER_ERROR", retried="503")
 @click.option("--token", default="shpat_shopsync_fake", show_default=True,
               help="The Admin API access token the fake accepts.")
 def command(**options: object) -> None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from sandbox.serving import serve_app
+from sandbox.shops.serve import serve_shop
 from sandbox.shops.shopify.app import create_app
 from sandbox.shops.shopify.settings import FakeShopifySettings
 
@@ -15,8 +15,7 @@ def banner(settings: FakeShopifySettings, port: int) -> str:
 
 def serve(settings: FakeShopifySettings) -> None:
     """Generate the shop once the port is held, print the one banner line, serve."""
-    serve_app(lambda: create_app(settings), settings.host, settings.port,
-              lambda port: banner(settings, port))
+    serve_shop(create_app, banner, settings)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from pydantic import Field
 
-from pydantic import BaseModel, Field, field_validator
+from sandbox.shops.settings import FakeShopSettings, Port
 
 #: the Admin API access token the fake accepts unless told otherwise (see README.md)
 DEFAULT_TOKEN = "shpat_shopsync_fake"
@@ -14,17 +14,15 @@ FAKE_PREFIX = "/__fake__"
 FILES_PREFIX = "/__files__"
 
 
-class FakeShopifySettings(BaseModel):
-    host: str = "127.0.0.1"
-    port: int = Field(default=8789, ge=0, le=65535)
-    seed: int = 0
-    customers: int = Field(default=50, ge=0, le=1_000_000)
-    orders: int = Field(default=200, ge=0, le=1_000_000)
-    products: int = Field(default=30, ge=0, le=1_000_000)
+class FakeShopifySettings(FakeShopSettings):
+    """The shared fields (``timezone``: search dates without an offset are read in it; the
+    faults are transient failures: HTML 502, 503, 500, or a 200 with an
+    INTERNAL_SERVER_ERROR GraphQL error, reproducible under the seed), no hosting rate limit
+    (the cost bucket is Shopify's), and the Admin API's token, cost bucket and bulk jobs."""
+
+    port: Port = 8789
     #: abandoned checkouts; None = a quarter of the orders
     checkouts: int | None = Field(default=None, ge=0, le=1_000_000)
-    #: the shop's IANA timezone: search dates without an offset are read in it
-    timezone: str = "Europe/Paris"
     currency: str = "EUR"
     token: str = DEFAULT_TOKEN
     #: the cost bucket of the app on this shop (points) and how fast it refills (points/s);
@@ -38,19 +36,6 @@ class FakeShopifySettings(BaseModel):
     bulk_objects_per_second: float = Field(default=5000.0, gt=0)
     #: concurrent bulk query operations per app and shop (1 before API 2026-01, then 5)
     bulk_concurrency: int = Field(default=1, ge=1, le=5)
-    #: share of API requests answered with a transient failure (HTML 502, 503, 500, or a
-    #: 200 with an INTERNAL_SERVER_ERROR GraphQL error), reproducible under the seed
-    fault_rate: float = Field(default=0.0, ge=0, le=1)
-    retry_after: int = Field(default=1, ge=0)
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown timezone {value!r} (use an IANA name like Europe/Paris)")
-        return value
 
     @property
     def checkout_count(self) -> int:

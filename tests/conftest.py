@@ -9,6 +9,7 @@ import pytest
 
 from tests.support import RunningSandbox, new_key, new_kpi_key, start_sandbox
 
+
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[RunningSandbox]:
     """One sandbox for the session: no visibility delay, any well-formed key is a new shop."""

@@ -12,8 +12,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.faults import FaultInjection
-from sandbox.marketing.openapi import describe
 from sandbox.marketing.http import OrjsonResponse, shop
+from sandbox.marketing.openapi import describe
 from sandbox.marketing.persistence import InMemory, SqliteFile
 from sandbox.marketing.routes import (
     contacts,

@@ -321,7 +321,8 @@ def _structure(payload: Mapping[str, Any]) -> tuple[dict[str, Mapping[str, Any] 
             if key not in keys
         ]
         identifiers = [key for key in keys if key != "customData"]
-        if not any([_identifier(target, owner, key, problems) for key in identifiers]):
+        # a list, not a generator: every identifier is checked, so all its problems are told
+        if not any([_identifier(target, owner, key, problems) for key in identifiers]):  # noqa: C419
             problems.append(f"{owner} must carry {_one_of(identifiers)}")
     slots: dict[str, Mapping[str, Any] | None] = {}
     for slot in SLOTS:

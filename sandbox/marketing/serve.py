@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from sandbox.marketing.app import OPENAPI_PATH, create_app
-from sandbox.serving import serve_app
 from sandbox.marketing.settings import DEFAULT_KEY, DEFAULT_KPI_KEY, SandboxSettings
+from sandbox.serving import serve_app
 
 
 def banner(settings: SandboxSettings, port: int) -> str:

@@ -26,7 +26,7 @@ CONTACT_FIELDS: tuple[str, ...] = tuple(
     last_sales_data_email last_sales_data_sms last_sales_data_push last_sales_data_embed
     last_sales_data_popin last_sales_data_valid perfect_timing_data_email perfect_timing_data_sms
     perfect_timing_data_push can_receive_email can_receive_sms can_receive_push is_billable
-    do_not_charge is_registered active created_on_shop_at created_at updated_at""".split()
+    do_not_charge is_registered active created_on_shop_at created_at updated_at""".split()  # noqa: SIM905
 )
 
 ORDER_FIELDS: tuple[str, ...] = tuple(
@@ -37,7 +37,7 @@ ORDER_FIELDS: tuple[str, ...] = tuple(
     customer_first_name customer_last_name customer_gender customer_birth_date customer_country
     customer_lang customer_deleted customer_is_opt_in customer_is_newsletter_subscribed
     customer_is_active customer_created_at customer_updated_at carrier_name carrier_delay
-    carrier_deleted carrier_active status_name status_lang status_active status_deleted""".split()
+    carrier_deleted carrier_active status_name status_lang status_active status_deleted""".split()  # noqa: SIM905
 )
 
 STATUS_FIELDS: tuple[str, ...] = (

@@ -6,7 +6,6 @@ import inspect
 import threading
 
 import pytest
-from tests.support import new_key, new_kpi_key
 
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.blocking import BlockingMarketingClient
@@ -14,6 +13,7 @@ from connectors.marketing.client import MarketingClient
 from connectors.marketing.errors import ClientConfigError, NotFoundError
 from connectors.marketing.query import Query
 from connectors.marketing.samples import sample_item
+from tests.support import new_key, new_kpi_key
 
 #: initial_backoff stays 1 (waits are capped by max_backoff): any other value makes
 #: connectors/http/retry.py pass tenacity's deprecated ``initial`` (an error under pytest)

@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from tests.support import new_key, new_kpi_key
 
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.client import MarketingClient
@@ -18,6 +17,7 @@ from connectors.marketing.errors import NotFoundError, RequestRejected
 from connectors.marketing.models import BulkResult, CustomKpi, DataSource, ListPage
 from connectors.marketing.query import Query
 from connectors.marketing.samples import sample_item
+from tests.support import new_key, new_kpi_key
 
 pytestmark = pytest.mark.anyio
 #: waits of max_backoff (0.05 s): initial_backoff stays 1 because any other value makes

@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from tests.support import new_key, new_kpi_key
 
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.client import MarketingClient
@@ -27,6 +26,7 @@ from connectors.marketing.errors import (
 )
 from connectors.marketing.query import Query
 from connectors.marketing.samples import sample_item
+from tests.support import new_key, new_kpi_key
 
 pytestmark = pytest.mark.anyio
 #: initial_backoff stays 1 (waits are capped by max_backoff): any other value makes

@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from tests.support import new_key
 
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.operations.pagination import PaginationLimitError
 from connectors.marketing.query import Operator, Query
 from connectors.marketing.samples import sample_item
+from tests.support import new_key
 
 pytestmark = pytest.mark.anyio
 FAST = RetryPolicy(max_attempts=3, initial_backoff=1, max_backoff=0.05, jitter=0.01)

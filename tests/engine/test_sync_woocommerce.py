@@ -203,8 +203,8 @@ def test_a_missing_secret_names_the_environment_variable(setup):
     with pytest.raises(ConfigError) as caught:
         setup.run()
     assert caught.value.problems == [
-        "sources.woo.connection.secret_env: the environment variable T_WC_SECRET is not set"
-        " — export it"
+        ("sources.woo.connection.secret_env: the environment variable T_WC_SECRET is not set"
+         " — export it")
     ]
 
 

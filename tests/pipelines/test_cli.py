@@ -36,7 +36,7 @@ sources:
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env,
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, check=False, text=True, timeout=120)
 
     run.env = env  # type: ignore[attr-defined]
     return run

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from connectors.marketing.query import OrderBy
 from connectors.marketing.resources import CUSTOM_DATA_RECORDS_MAX_BATCH, CUSTOM_DATA_RECORDS_ROUTE
+from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.custom_fields import (
     MAX_OVERRIDES_PER_FIELD,
     DefinitionIn,
@@ -30,7 +31,6 @@ from sandbox.marketing.custom_fields import (
     record_id,
     resolve_relations,
 )
-from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found, validated
 from sandbox.marketing.http import json_body, json_object, ok, query, shop, store_of
 from sandbox.marketing.listing import apply_list_query, list_envelope, parse_list_query

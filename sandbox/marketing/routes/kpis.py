@@ -27,8 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 from connectors.marketing.query import MULTI_VALUE_OPERATORS, Filter, Operator
 from connectors.marketing.resources import SYNC_RESOURCES
-from sandbox.marketing.errors import validated
-from sandbox.marketing.errors import ApiError, not_found
+from sandbox.marketing.errors import ApiError, not_found, validated
 from sandbox.marketing.http import json_object, kpi_shop, query
 from sandbox.marketing.listing import ListQuery, apply_list_query
 from sandbox.marketing.routes.custom_data import (

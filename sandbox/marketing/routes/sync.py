@@ -17,8 +17,8 @@ from pydantic import ValidationError
 from connectors.marketing.query import Operator, OrderBy
 from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
 from connectors.marketing.samples import sample_item
-from sandbox.marketing.contacts import derive_contact, forget_contact
 from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
+from sandbox.marketing.contacts import derive_contact, forget_contact
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
 from sandbox.marketing.http import json_object, ok, query, shop, store_of
 from sandbox.marketing.listing import ListQuery, apply_list_query, list_envelope, parse_list_query
@@ -82,8 +82,8 @@ def _check_item(
     doc["shop_id"] = shop.shop_id
     if mode == "update" and not known(item_key(resource, doc)):
         return None, [
-            f"{resource.id_field}: no item with {resource.id_field} {doc[resource.id_field]!r}"
-            " exists to update (use POST to create it)"
+            (f"{resource.id_field}: no item with {resource.id_field} {doc[resource.id_field]!r}"
+             " exists to update (use POST to create it)")
         ]
     return doc, []
 

@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol, TypeVar
 
 import httpx
@@ -71,6 +72,15 @@ class Run:
 
     columns: tuple[str, ...]
     connector: Callable[[], SourceConnector]
+
+
+def paced_and_unpaced(args: argparse.Namespace,
+                      connector: Callable[[int, float | None], SourceConnector]) -> list[Run]:
+    """One read paced to the budget (``requests_per_second``) at each page size, then one
+    unpaced at the first (429 + Retry-After), for the columns ``page size``, ``pacing``."""
+    reads = [*((size, args.rate_limit) for size in args.page_size), (args.page_size[0], None)]
+    return [Run((str(size), "paced" if pace else "none"), partial(connector, size, pace))
+            for size, pace in reads]
 
 
 class RunningFake(Protocol):

@@ -20,18 +20,19 @@ from connectors.sources.prestashop import PrestaShopConnector
 from sandbox.shops.prestashop.launch import RunningFakeShop, start
 
 try:
-    from bench._extract import Run, parser, under_rate_limit
+    from bench._extract import Run, paced_and_unpaced, parser, under_rate_limit
 except ModuleNotFoundError:  # run as a script: bench/ itself is on sys.path
-    from _extract import Run, parser, under_rate_limit  # type: ignore[no-redef]
+    from _extract import (  # type: ignore[no-redef]
+        Run,
+        paced_and_unpaced,
+        parser,
+        under_rate_limit,
+    )
 
 
 def runs(shop: RunningFakeShop, args: argparse.Namespace) -> list[Run]:
-    """One read paced to the budget at each page size, then one unpaced at the first."""
-    paced = [(size, args.rate_limit) for size in args.page_size]
-    return [Run((str(size), "paced" if pace else "none"),
-                partial(PrestaShopConnector, shop.root, shop.key, page_size=size,
-                        timezone="Europe/Paris", requests_per_second=pace))
-            for size, pace in [*paced, (args.page_size[0], None)]]
+    return paced_and_unpaced(args, lambda size, pace: PrestaShopConnector(
+        shop.root, shop.key, page_size=size, timezone="Europe/Paris", requests_per_second=pace))
 
 
 def main() -> None:

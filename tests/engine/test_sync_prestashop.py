@@ -175,7 +175,8 @@ def test_connection_problems_name_their_fields() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_config(config_for(local, timezone="Mars/Olympus", langs=["en"]))
     assert caught.value.problems == [
-        ("sources[0].connection.options.langs: not a PrestaShop option; known: timezone,"
+        ("sources[0].connection.options.langs: not an option of the prestashop platform;"
+         " known: timezone,"
          " version, languages, id_shop, ws_key_in_query, page_size, lookup_size,"
          " requests_per_second, timeout, connect_timeout")]
     with pytest.raises(ConfigError) as caught:

@@ -147,7 +147,8 @@ def test_the_configuration_is_checked_for_shopify(engine_setup, shop):
     assert caught.value.problems == [
         ("sources[0].connection.token_env: name the environment variable holding the Admin API"
          " access token (shpat_…)"),
-        "sources[0].connection.options: unknown colour; known: " + ", ".join(
+        "sources[0].connection.options.colour: not an option of the shopify platform; known: "
+        + ", ".join(
             __import__("pipelines.engine.platforms.shopify", fromlist=["OPTIONS"]).OPTIONS),
     ]
     with pytest.raises(ConfigError) as caught:

@@ -16,6 +16,8 @@ from connectors.sources.woocommerce import WooCommerceConnector
 from pipelines.engine.config import ConfigError
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import MappingContext
+from pipelines.engine.platforms.woocommerce import OPTIONS
+from pipelines.engine.runner import open_connector
 from pipelines.engine.state import ItemStatus
 from pipelines.engine.sync import SETTLE, Window
 from sandbox.shops.woocommerce.launch import RunningFakeShop, attach, launch
@@ -231,3 +233,24 @@ def test_a_record_breaking_a_blocking_expectation_is_held_until_the_source_is_fi
     assert setup.state.ledger(SOURCE, "vouchers", [key])[key].status is ItemStatus.ACCEPTED
     stored = {v["voucher_id"]: v for v in setup.listed("/vouchers")}
     assert stored[str(coupon)]["value"] == 15.0
+
+
+def test_connection_options_reach_the_connector_and_a_wrong_one_is_named(engine_setup, shop):
+    connection = {"url": shop.root, "key_env": "T_WC_KEY", "secret_env": "T_WC_SECRET"}
+    with pytest.raises(ConfigError) as caught:
+        make_setup(engine_setup, shop, connection={**connection, "options": {"per_page": 50}})
+    assert caught.value.problems == [
+        "sources[0].connection.options.per_page: not an option of the woocommerce platform;"
+        " known: " + ", ".join(OPTIONS)]
+    with pytest.raises(ConfigError) as caught:
+        make_setup(engine_setup, shop,
+                   connection={**connection, "options": {"requests_per_second": 0}})
+    assert caught.value.problems == [
+        "sources[0].connection.options.requests_per_second: Input should be greater than 0"]
+
+    setup = make_setup(engine_setup, shop, connection={**connection, "options": {
+        "query_string_auth": True, "customer_role": "all", "requests_per_second": 50}})
+    config = open_connector(setup.config.sources[0], setup.env).config
+    assert (config.query_string_auth, config.customer_role, config.requests_per_second) == (
+        True, "all", 50)
+    assert setup.run_by_stream()["orders"].records == len(raw_records(setup, "orders"))

@@ -21,6 +21,7 @@ import httpx
 import orjson
 from pydantic import SecretStr
 
+from connectors.http.pacing import Pacer
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.magento.config import MagentoConfig
@@ -81,6 +82,7 @@ class MagentoClient:
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.base_url = config.base_url
         self.retry = retry or RetryPolicy()
+        self.pacer = Pacer(config.requests_per_second)
         inner = transport or httpx.AsyncHTTPTransport(
             limits=httpx.Limits(max_connections=16, max_keepalive_connections=16))
         self._http = httpx.AsyncClient(
@@ -108,6 +110,7 @@ class MagentoClient:
         try:
             async for attempt in async_retrying(self.retry, idempotent=True):
                 with attempt:
+                    await self.pacer.wait()
                     return await self._send(path, params)
         except TransientHTTPError as exc:
             raise self._gave_up(path, exc.response) from None

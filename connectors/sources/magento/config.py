@@ -67,6 +67,8 @@ class MagentoConfig(BaseModel):
     variation_concurrency: int = Field(default=4, ge=1, le=32)
     #: labels of order statuses made in the admin (code -> label), beside Magento's defaults
     order_statuses: dict[str, str] = Field(default_factory=dict)
+    #: pace requests to this many per second (a host's or WAF's limit); None: no pacing
+    requests_per_second: float | None = Field(default=None, gt=0)
     timeout: float = Field(default=60.0, gt=0)
     connect_timeout: float = Field(default=10.0, gt=0)
 

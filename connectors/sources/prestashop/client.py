@@ -15,17 +15,16 @@ blanks it out of their records.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
 import re
-import time
 from typing import Any
 
 import httpx
 import orjson
 from pydantic import SecretStr
 
+from connectors.http.pacing import Pacer
 from connectors.http.redact import hide, unhide, wire_forms
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.sources.base import SourceAuthError, SourceError
@@ -72,26 +71,6 @@ class _Key(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-
-class Pacer:
-    """At most ``rate`` requests per second, evenly spaced: a host's limit used fully
-    without a 429 (and its Retry-After wait) on the way."""
-
-    def __init__(self, rate: float | None) -> None:
-        self.interval = 1.0 / rate if rate else 0.0
-        self._next = 0.0
-        self._lock = asyncio.Lock()
-
-    async def wait(self) -> None:
-        if not self.interval:
-            return
-        async with self._lock:
-            now = time.monotonic()
-            delay = self._next - now
-            self._next = max(now, self._next) + self.interval
-        if delay > 0:
-            await asyncio.sleep(delay)
 
 
 def _errors(content: bytes) -> list[dict[str, Any]]:

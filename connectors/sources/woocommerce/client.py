@@ -24,6 +24,7 @@ import httpx
 import orjson
 from pydantic import SecretStr
 
+from connectors.http.pacing import Pacer
 from connectors.http.redact import hide, unhide, wire_forms
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.sources.base import SourceAuthError, SourceError
@@ -103,6 +104,7 @@ class WooClient:
     ) -> None:
         self.base_url = config.base_url
         self.retry = retry or RetryPolicy()
+        self.pacer = Pacer(config.requests_per_second)
         self._hidden = wire_forms(config.consumer_key, config.consumer_secret)
         hide(self._hidden)
         inner = transport or httpx.AsyncHTTPTransport(
@@ -134,6 +136,7 @@ class WooClient:
         try:
             async for attempt in async_retrying(self.retry, idempotent=True):
                 with attempt:
+                    await self.pacer.wait()
                     response, data = await self._send(path, params)
         except TransientHTTPError as exc:
             raise self._gave_up(path, exc.response) from None

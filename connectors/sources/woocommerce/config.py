@@ -31,6 +31,8 @@ class WooCommerceConfig(BaseModel):
     #: also read trashed orders and products (status=trash), so deletions reach the target
     include_trash: bool = True
     variation_concurrency: int = Field(default=4, ge=1, le=32)
+    #: pace requests to this many per second (a host's or WAF's limit); None: no pacing
+    requests_per_second: float | None = Field(default=None, gt=0)
     timeout: float = Field(default=60.0, gt=0)
     connect_timeout: float = Field(default=10.0, gt=0)
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
     from pipelines.engine.mappings.base import PlatformMapping
@@ -84,3 +86,30 @@ def platform(name: str) -> Platform:
         return _PLATFORMS[name]
     except KeyError:
         raise KeyError(f"unknown platform {name!r}; known: {', '.join(sorted(_PLATFORMS))}") from None
+
+
+def unknown_options(source: Source, known: Sequence[str]) -> list[str]:
+    """One line per ``connection.options`` key the platform does not take (a typo would
+    otherwise be ignored without a word)."""
+    return [f"connection.options.{name}: not an option of the {source.platform} platform;"
+            f" known: {', '.join(known)}"
+            for name in sorted(set(source.connection.options) - set(known))]
+
+
+def config_problems(model: type[BaseModel], fields: Mapping[str, Any], *,
+                    url_field: str = "base_url") -> list[str]:
+    """The connector configuration's own checks on ``fields``, each problem named as
+    shops.yaml spells the field: ``connection.url`` for the address, ``connection.options.X``
+    for the rest."""
+    from pydantic import ValidationError
+
+    try:
+        model.model_validate(fields)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors(include_url=False):
+            field = ".".join(str(p) for p in err["loc"]) or url_field  # the URL's own checks
+            where = "connection.url" if field == url_field else f"connection.options.{field}"
+            problems.append(f"{where}: {str(err['msg']).removeprefix('Value error, ')}")
+        return problems
+    return []

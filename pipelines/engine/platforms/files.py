@@ -30,7 +30,7 @@ def check(source: Source) -> list[str]:
     for name in ("url", "url_env", "key_env", "secret_env", "token_env"):
         if getattr(connection, name):
             problems.append(f"connection.{name}: a file drop takes no {name}; remove it")
-    problems += option_problems(connection.options, OPTIONS)
+    problems += option_problems(source, OPTIONS)
     problems += spec_problems(source, FilesStreamSpec)
     return problems
 

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+from pipelines.engine.platforms import (
+    DemoSpec,
+    Env,
+    Platform,
+    config_problems,
+    register,
+    unknown_options,
+)
 
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
@@ -21,7 +28,7 @@ if TYPE_CHECKING:
     from pipelines.engine.mappings.base import PlatformMapping
 
 OPTIONS = ("store_code", "page_size", "active_carts_only", "variations", "variation_concurrency",
-           "order_statuses", "timeout", "connect_timeout")
+           "order_statuses", "requests_per_second", "timeout", "connect_timeout")
 
 
 def _config_fields(source: Source) -> dict[str, Any]:
@@ -47,7 +54,7 @@ def mapping() -> PlatformMapping:
 
 
 def check(source: Source) -> list[str]:
-    from pydantic import SecretStr, ValidationError
+    from pydantic import SecretStr
 
     from connectors.sources.magento import MagentoConfig
 
@@ -59,19 +66,11 @@ def check(source: Source) -> list[str]:
     if not connection.token_env:
         problems.append("connection.token_env: name the environment variable holding the"
                         " integration or admin token")
-    unknown = sorted(set(connection.options) - set(OPTIONS))
-    problems += [f"connection.options.{name}: not a Magento option; use one of"
-                 f" {', '.join(OPTIONS)}" for name in unknown]
+    problems += unknown_options(source, OPTIONS)
     if problems:
         return problems
-    try:
-        MagentoConfig.model_validate({**_config_fields(source), "token": SecretStr("checked")})
-    except ValidationError as exc:
-        for err in exc.errors(include_url=False):
-            field = str(err["loc"][0]) if err["loc"] else "base_url"  # the URL's own checks
-            where = "connection.url" if field == "base_url" else f"connection.options.{field}"
-            problems.append(f"{where}: {str(err['msg']).removeprefix('Value error, ')}")
-    return problems
+    return config_problems(MagentoConfig,
+                           {**_config_fields(source), "token": SecretStr("checked")})
 
 
 def unsupported() -> dict[str, str]:

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+from pipelines.engine.platforms import (
+    DemoSpec,
+    Env,
+    Platform,
+    config_problems,
+    register,
+    unknown_options,
+)
 
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
@@ -44,8 +51,6 @@ def mapping() -> PlatformMapping:
 
 def check(source: Source) -> list[str]:
     """One line per problem with the connection, naming the field to fix."""
-    from pydantic import ValidationError
-
     from connectors.sources.prestashop.config import PrestaShopConfig
 
     problems = []
@@ -56,21 +61,12 @@ def check(source: Source) -> list[str]:
     if not connection.key_env:
         problems.append("connection.key_env: name the environment variable holding the"
                         " webservice key (32 characters)")
-    for name in sorted(set(connection.options) - set(OPTIONS)):
-        problems.append(f"connection.options.{name}: not a PrestaShop option; known:"
-                        f" {', '.join(OPTIONS)}")
+    problems += unknown_options(source, OPTIONS)
     if problems:
         return problems
-    try:  # the options as the connector will read them (with a well-formed stand-in key)
-        PrestaShopConfig.model_validate({"base_url": connection.url, "key": "K" * 32,
-                                         **{k: v for k, v in _options(source).items()
-                                            if k in OPTIONS}})
-    except ValidationError as exc:
-        for err in exc.errors(include_url=False):
-            field = ".".join(str(p) for p in err["loc"]) or "options"
-            where = "connection.url" if field == "base_url" else f"connection.options.{field}"
-            problems.append(f"{where}: {str(err['msg']).removeprefix('Value error, ')}")
-    return problems
+    # the options as the connector will read them (with a well-formed stand-in key)
+    return config_problems(PrestaShopConfig,
+                           {"base_url": connection.url, "key": "K" * 32, **_options(source)})
 
 
 register(Platform(

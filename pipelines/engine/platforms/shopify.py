@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+from pipelines.engine.platforms import (
+    DemoSpec,
+    Env,
+    Platform,
+    config_problems,
+    register,
+    unknown_options,
+)
 
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
@@ -39,8 +46,6 @@ def mapping() -> PlatformMapping:
 
 
 def check(source: Source) -> list[str]:
-    from pydantic import ValidationError
-
     from connectors.sources.shopify import ShopifyConfig
 
     problems = []
@@ -51,17 +56,12 @@ def check(source: Source) -> list[str]:
     if not connection.token_env:
         problems.append("connection.token_env: name the environment variable holding the Admin"
                         " API access token (shpat_…)")
-    unknown = sorted(set(connection.options) - set(OPTIONS))
-    if unknown:
-        problems.append(f"connection.options: unknown {', '.join(unknown)}; known: {', '.join(OPTIONS)}")
+    unknown = unknown_options(source, OPTIONS)
+    problems += unknown
     if connection.url and not unknown:
-        try:
-            ShopifyConfig.model_validate({"shop_url": connection.url, "access_token": "x",
-                                          **connection.options})
-        except ValidationError as exc:
-            for err in exc.errors(include_url=False):
-                field = "url" if err["loc"] == ("shop_url",) else f"options.{err['loc'][0]}"
-                problems.append(f"connection.{field}: {str(err['msg']).removeprefix('Value error, ')}")
+        problems += config_problems(
+            ShopifyConfig, {"shop_url": connection.url, "access_token": "x", **connection.options},
+            url_field="shop_url")
     return problems
 
 

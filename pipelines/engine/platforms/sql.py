@@ -5,10 +5,9 @@ syncs every one); see connectors/sources/sql/README.md."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+from pipelines.engine.platforms import DemoSpec, Env, Platform, register, unknown_options
 
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
@@ -63,11 +62,13 @@ def spec_problems(source: Source, model: Any) -> list[str]:
     return problems
 
 
-def option_problems(options: Mapping[str, Any], known: tuple[str, ...]) -> list[str]:
+def option_problems(source: Source, known: tuple[str, ...]) -> list[str]:
+    """Unknown ``connection.options`` and a time zone the system does not know (shared by
+    the ``files`` platform)."""
     from connectors.sources.sql.columns import zone
 
-    problems = [f"connection.options.{name}: not an option of this platform; options:"
-                f" {', '.join(known)}" for name in options if name not in known]
+    problems = unknown_options(source, known)
+    options = source.connection.options
     if "timezone" in options:
         try:
             zone(str(options["timezone"]))
@@ -96,7 +97,7 @@ def check(source: Source) -> list[str]:
         except ArgumentError:
             problems.append("connection.url: not a SQLAlchemy URL (like"
                             " postgresql+psycopg://user@host/shop or sqlite:////data/shop.db)")
-    problems += option_problems(connection.options, OPTIONS)
+    problems += option_problems(source, OPTIONS)
     problems += spec_problems(source, SqlStreamSpec)
     return problems
 

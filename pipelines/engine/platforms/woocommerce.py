@@ -1,15 +1,32 @@
-"""WooCommerce (REST API v3): consumer key and secret by environment variable."""
+"""WooCommerce (REST API v3): consumer key and secret by environment variable, connector
+options (``query_string_auth``, ``customer_role``, ``requests_per_second``…) under
+``connection.options``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+from pipelines.engine.platforms import (
+    DemoSpec,
+    Env,
+    Platform,
+    config_problems,
+    register,
+    unknown_options,
+)
 
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
     from pipelines.engine.mappings.base import PlatformMapping
+
+#: ``connection.options`` a source may set (fields of WooCommerceConfig)
+OPTIONS = ("query_string_auth", "page_size", "customer_role", "include_trash",
+           "variation_concurrency", "requests_per_second", "timeout", "connect_timeout")
+
+
+def _options(source: Source) -> dict[str, Any]:
+    return {"page_size": source.tuning.page_size, **source.connection.options}
 
 
 def open_connector(source: Source, env: Env) -> SourceConnector:
@@ -21,7 +38,7 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
         source.connection.url or "",
         secret_from(env, source.connection.key_env, f"{where}.key_env"),
         secret_from(env, source.connection.secret_env, f"{where}.secret_env"),
-        page_size=source.tuning.page_size,
+        **_options(source),
     )
 
 
@@ -32,6 +49,8 @@ def mapping() -> PlatformMapping:
 
 
 def check(source: Source) -> list[str]:
+    from connectors.sources.woocommerce import WooCommerceConfig
+
     problems = []
     connection = source.connection
     if not connection.url or not connection.url.startswith(("http://", "https://")):
@@ -41,7 +60,11 @@ def check(source: Source) -> list[str]:
         if not getattr(connection, name):
             problems.append(f"connection.{name}: name the environment variable holding the"
                             f" consumer {name.removesuffix('_env')}")
-    return problems
+    problems += unknown_options(source, OPTIONS)
+    if problems:
+        return problems
+    return config_problems(WooCommerceConfig, {"base_url": connection.url, "consumer_key": "k",
+                                               "consumer_secret": "s", **_options(source)})
 
 
 def unsupported() -> dict[str, str]:

@@ -147,8 +147,8 @@ def test_configuration_problems_name_the_field_and_the_fix():
     assert found == [
         ("sources[0].connection.url: holds a password — put the URL in an environment variable"
          " and name it in connection.url_env"),
-        ("sources[0].connection.options.tz: not an option of this platform; options: timezone,"
-         " page_size, allow_unencrypted"),
+        ("sources[0].connection.options.tz: not an option of the sql platform; known:"
+         " timezone, page_size, allow_unencrypted"),
         ("sources[0].connection.streams.orders.columns.amout: Order has no field 'amout'; its"
          " fields: id_data_source, source_label, shop_id, order_id, lang, status_id, customer,"
          " products, cart_id, cart_updated_at, amount, amount_without_tax, shipping_costs,"

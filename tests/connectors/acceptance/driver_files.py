@@ -46,6 +46,7 @@ class Driver:
         "throttling": "a folder has no request budget: no rate limit to meet",
         "server_errors": "a folder answers no HTTP: there is no server to fail",
         "bad_credentials": "a folder has no credentials (the OS decides who reads it)",
+        "pacing": "a folder has no request budget to pace to",
     }
 
     def start(self, *, size: int = 120, empty: bool = False, rate_limit: float | None = None,

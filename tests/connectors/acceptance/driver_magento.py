@@ -17,10 +17,14 @@ class Handle:
     stream: str
     page_size: int
 
-    def connector(self, *, bad_credentials: bool = False,
-                  retry: RetryPolicy | None = None) -> MagentoConnector:
+    def connector(self, *, bad_credentials: bool = False, retry: RetryPolicy | None = None,
+                  requests_per_second: float | None = None) -> MagentoConnector:
         token = "wrong-token" if bad_credentials else self.shop.token
-        return MagentoConnector(self.shop.api_url, token, page_size=self.page_size, retry=retry)
+        return MagentoConnector(self.shop.api_url, token, page_size=self.page_size, retry=retry,
+                                requests_per_second=requests_per_second)
+
+    def throttled(self) -> int:
+        return int(self.shop.fake().get("/stats").json()["throttled"])
 
     def ids(self) -> set[str]:
         """Every order id: Magento lists every order, whatever its state."""

@@ -20,10 +20,14 @@ class Handle:
     stream: str
     page_size: int
 
-    def connector(self, *, bad_credentials: bool = False,
-                  retry: RetryPolicy | None = None) -> PrestaShopConnector:
+    def connector(self, *, bad_credentials: bool = False, retry: RetryPolicy | None = None,
+                  requests_per_second: float | None = None) -> PrestaShopConnector:
         return PrestaShopConnector(self.shop.root, WRONG_KEY if bad_credentials else self.shop.key,
-                                   page_size=self.page_size, retry=retry)
+                                   page_size=self.page_size, retry=retry,
+                                   requests_per_second=requests_per_second)
+
+    def throttled(self) -> int:
+        return int(self.shop.fake().get("/stats").json()["throttled"])
 
     def ids(self) -> set[str]:
         body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids",

@@ -9,6 +9,7 @@ ties cross page boundaries (the connector's own tests cover bulk reads)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import httpx
 
@@ -41,6 +42,10 @@ class Handle:
 class Driver:
     platform = "shopify"
     stream = "orders"
+    not_applicable: ClassVar[dict[str, str]] = {
+        "pacing": "Shopify is paced by its cost budget, always on: its own tests show that it"
+                  " waits instead of being throttled (tests/connectors/shopify)",
+    }
 
     def start(self, *, size: int = 120, empty: bool = False, rate_limit: float | None = None,
               fault_rate: float = 0.0, page_size: int = 20, seed: int = 1) -> Handle:

@@ -26,6 +26,7 @@ POSTGRES_URL = os.environ.get("SHOPSYNC_TEST_POSTGRES_URL")
 NOT_APPLICABLE = {
     "throttling": "a database has no request budget: no rate limit to meet",
     "server_errors": "a database answers no HTTP: a failed query is a SourceError, not a retry",
+    "pacing": "a database has no request budget to pace to",
 }
 
 

@@ -17,11 +17,15 @@ class Handle:
     stream: str
     page_size: int
 
-    def connector(self, *, bad_credentials: bool = False,
-                  retry: RetryPolicy | None = None) -> WooCommerceConnector:
+    def connector(self, *, bad_credentials: bool = False, retry: RetryPolicy | None = None,
+                  requests_per_second: float | None = None) -> WooCommerceConnector:
         secret = "cs_wrong" if bad_credentials else self.shop.secret
         return WooCommerceConnector(self.shop.root, self.shop.key, secret,
-                                    page_size=self.page_size, retry=retry)
+                                    page_size=self.page_size, retry=retry,
+                                    requests_per_second=requests_per_second)
+
+    def throttled(self) -> int:
+        return int(self.shop.fake().get("/stats").json()["throttled"])
 
     def ids(self) -> set[str]:
         """Every id of the stream the connector must return: trashed orders too, block

@@ -83,6 +83,18 @@ def test_throttling_slows_the_read_but_loses_nothing(driver, started):
     assert sorted(ids_of(positions)) == sorted(shop.ids())
 
 
+@pytest.mark.case("pacing")
+def test_reads_paced_to_the_hosts_limit_are_never_throttled(driver, started):
+    shop = started(driver, rate_limit=20, size=120, page_size=5)
+    _, paced = asyncio.run(read_all(shop.connector(requests_per_second=20), driver.stream))
+    throttled_when_paced = shop.throttled()
+    _, unpaced = asyncio.run(read_all(shop.connector(), driver.stream))
+
+    assert sorted(ids_of(paced)) == sorted(ids_of(unpaced)) == sorted(shop.ids())
+    assert throttled_when_paced == 0
+    assert shop.throttled() > 0  # the same read, unpaced, runs into the limit
+
+
 @pytest.mark.case("server_errors")
 def test_server_errors_mid_stream_are_retried(driver, started):
     shop = started(driver, fault_rate=0.2, size=60)

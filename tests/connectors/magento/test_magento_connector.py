@@ -383,15 +383,3 @@ def test_the_keyset_request_carries_the_compound_position_as_two_filter_groups()
     assert params["searchCriteria[sortOrders][0][field]"] == "updated_at"
     assert params["searchCriteria[currentPage]"] == "1"
 
-
-def test_requests_paced_to_the_hosts_limit_are_never_throttled(start_shop: Start) -> None:
-    running = start_shop("--rate-limit", "20")
-    stats = running.fake().get
-
-    paced = read(running, "orders", page_size=5, requests_per_second=20)
-    after_paced = stats("/stats").json()
-    unpaced = read(running, "orders", page_size=5)
-
-    assert len(paced) == len(unpaced) > 150
-    assert after_paced["throttled"] == 0 and after_paced["requests"] >= 40
-    assert stats("/stats").json()["throttled"] > 0  # the same reads, unpaced, hit the limit

@@ -30,8 +30,8 @@ def test_connection_problems_name_the_field_and_the_fix() -> None:
         " integration or admin token")]
     assert problems({"url": "https://shop.example", "token_env": "T",
                      "options": {"pagesize": 5}})[0].startswith(
-        ("sources[0].connection.options.pagesize: not an option of the magento platform;"
-         " known: store_code,"))
+        "sources[0].connection.options.pagesize: not an option of the magento platform;"
+         " known: store_code,")
     assert problems({"url": "http://shop.example", "token_env": "T"})[0].startswith(
         "sources[0].connection.url: base URL 'http://shop.example' must use https")
     assert problems({"url": "https://shop.example", "token_env": "T",

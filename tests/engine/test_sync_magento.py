@@ -140,3 +140,24 @@ def test_deleted_records_are_found_by_comparing_id_sets_and_deleted_at_the_desti
     assert report.resources["customers"].deleted == 1
     assert "11" not in {o["order_id"] for o in setup.listed("/orders")}
     assert "6" not in {c["customer_id"] for c in setup.listed("/customers")}
+
+
+def test_a_child_product_changed_alone_updates_its_variation_and_nothing_else(setup):
+    setup.run()
+    parent = next(p for p in raw(setup, "products") if len(p.get("_children") or []) > 1)
+    # the dearest child: dearer still, the parent's price (its cheapest child's) stays
+    child = max(parent["_children"], key=lambda c: c["price"])
+    setup.shop.fake().put(f"/products/{child['id']}", json={"price": child["price"] + 10})
+    time.sleep(SETTLE.total_seconds() + 0.2)
+
+    again = setup.run_by_stream()
+
+    products = again["products"].counts
+    assert products["variations"]["pushed"] == 1  # the parent re-read brought it
+    assert products["products"]["pushed"] == 1  # the child's own product item
+    assert "pushed" not in products.get("images", {})
+    assert sum(r.total("pushed") for r in again.values()) == 2
+    variations = {v["variation_id"]: v
+                  for v in setup.listed(f"/products/{parent['id']}/variations")}
+    assert variations[child["id"]]["price"] == child["price"] + 10
+    assert setup.run_by_stream()["products"].total("pushed") == 0

@@ -12,13 +12,18 @@
 Times are UTC without an offset whatever the store's timezone. Magento keeps no deletion
 log: ``ids()`` lists every id of a stream cheaply (``fields=items[id]``) so that deletions
 are found by comparing id sets.
+
+A child of a configurable product changing leaves its parent's ``updated_at`` alone, yet the
+parent's record (its ``_children``, hence its variations) changed: an incremental products
+read re-reads such parents (see ``MagentoConnector._stale_parents``) and yields them at the
+child's change time, so positions still ascend and the cursor never passes a record unread.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 from urllib.parse import quote
 
@@ -26,10 +31,16 @@ import httpx
 from pydantic import SecretStr
 
 from connectors.http.retry import RetryPolicy
-from connectors.sources.base import Position, RawRecord, StreamInfo, UnsupportedStream
+from connectors.sources.base import (
+    Position,
+    RawRecord,
+    StreamInfo,
+    UnsupportedStream,
+    id_order,
+)
 from connectors.sources.magento.client import MagentoApiError, MagentoClient
 from connectors.sources.magento.config import MagentoConfig
-from connectors.sources.magento.paging import criteria, ids, incremental, parse_time
+from connectors.sources.magento.paging import criteria, ids, incremental, parse_time, walk
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -40,7 +51,8 @@ STREAMS: dict[str, StreamInfo] = {
         StreamInfo("customers", True, "registered customers with their addresses; guests"
                                       " live in orders"),
         StreamInfo("products", True, "products of every type; configurables carry their"
-                                     " child products under _children"),
+                                     " child products under _children, and come again"
+                                     " when only a child changed"),
         StreamInfo("carts", True, "quotes: active carts and, unless active_carts_only, the"
                                   " ordered ones; each item carries _product_id"),
         StreamInfo("categories", True, "categories with their parent"),
@@ -56,6 +68,12 @@ ENDPOINTS = {
     "carts": ("carts/search", "entity_id", "id"),
     "categories": ("categories/list", "entity_id", "id"),
 }
+#: the product types a configurable's children can be
+CHILD_TYPES = frozenset({"simple", "virtual"})
+#: what the child -> parent map needs of each configurable
+PARENT_FIELDS = "items[id,updated_at,extension_attributes[configurable_product_links]]"
+#: on a parent re-read for a changed child: its position's time, that child's change (ISO 8601)
+RE_READ_AT = "_changed_at"
 #: target resources Magento does not feed, and why
 UNSUPPORTED = {
     "vouchers": "not read from Magento yet: cart price rules and their coupons"
@@ -79,12 +97,13 @@ DEFAULT_STATUSES = (
 
 def position_of(stream: str, record: RawRecord) -> Position:
     """(updated_at, id): Magento's UTC text made aware; a record without ``updated_at``
-    falls back to its creation; statuses sit at the epoch, keyed by code."""
+    falls back to its creation; a configurable re-read because a child changed sits at that
+    child's change time (``_changed_at``); statuses sit at the epoch, keyed by code."""
     if stream == "statuses":
         return Position(EPOCH, str(record["status"]))
     id_key = ENDPOINTS[stream][2]
-    changed = (parse_time(record.get("updated_at")) or parse_time(record.get("created_at"))
-               or EPOCH)
+    changed = (parse_time(record.get(RE_READ_AT)) or parse_time(record.get("updated_at"))
+               or parse_time(record.get("created_at")) or EPOCH)
     return Position(changed, str(record[id_key]))
 
 
@@ -111,6 +130,9 @@ class MagentoConnector:
                                                    **options})
         self.config = config
         self.client = MagentoClient(config, retry=retry, transport=transport)
+        #: child product id -> its configurable parents (id, updated_at), built on first need
+        self._parents: dict[str, list[tuple[str, Position]]] | None = None
+        self._parents_lock = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.config.base_url!r})"
@@ -195,15 +217,35 @@ class MagentoConnector:
         path, id_field, _ = ENDPOINTS[stream]
         skus: dict[str, int | None] = {}
         limit = asyncio.Semaphore(self.config.variation_concurrency)
-        async for page in incremental(self._fetch, path, id_field=id_field,
-                                      position=lambda r: position_of(stream, r), after=after,
-                                      until=until, page_size=self.config.page_size,
+
+        def at(record: RawRecord) -> Position:
+            return position_of(stream, record)
+
+        #: parents re-read for a changed child, held until a page reaches their position
+        waiting: list[RawRecord] = []
+        re_read: set[str] = set()
+        last = after
+        async for page in incremental(self._fetch, path, id_field=id_field, position=at,
+                                      after=after, until=until,
+                                      page_size=self.config.page_size,
                                       groups=self._groups(stream)):
             if stream == "carts":
                 await self._attach_product_ids(page, skus)
             elif stream == "products" and self.config.variations:
                 await asyncio.gather(*(self._attach_children(p, limit) for p in page))
+                if after is not None:  # a read from the start reads every parent anyway
+                    waiting += await self._stale_parents(page, after, last or after, re_read,
+                                                              limit)
+                    # none may sort past the page's last record: the cursor would skip
+                    # the records of that second still to come
+                    end = at(page[-1])
+                    ready = [p for p in waiting if at(p) <= end]
+                    waiting = [p for p in waiting if end < at(p)]
+                    page = sorted(page + ready, key=at) if ready else page
+            last = at(page[-1])
             yield page
+        if waiting:  # after every record up to ``until``: nothing left to skip
+            yield sorted(waiting, key=at)
 
     async def _attach_product_ids(self, carts: list[RawRecord], known: dict[str, int | None]) -> None:
         """``_product_id`` on each cart item: cart items name their product by SKU only
@@ -225,6 +267,66 @@ class MagentoConnector:
         for cart in carts:
             for item in cart.get("items") or []:
                 item["_product_id"] = known.get(str(item.get("sku")))
+
+    async def _child_parents(self) -> dict[str, list[tuple[str, Position]]]:
+        """Child id -> its configurable parents and their positions, from the parents'
+        ``configurable_product_links`` (Magento lists no parent on a child): one pass over
+        the configurables, trimmed to ids and links, once per connector (one run)."""
+        async with self._parents_lock:
+            if self._parents is None:
+                parents: dict[str, list[tuple[str, Position]]] = {}
+                async for page in walk(self._fetch, "products", id_field="entity_id",
+                                       id_key="id", page_size=self.config.page_size,
+                                       fields=PARENT_FIELDS,
+                                       groups=[[("type_id", "configurable", "eq")]]):
+                    for parent in page:
+                        links = (parent.get("extension_attributes") or {}).get(
+                            "configurable_product_links") or []
+                        at = position_of("products", parent)
+                        for child in links:
+                            parents.setdefault(str(child), []).append((str(parent["id"]), at))
+                self._parents = parents
+            return self._parents
+
+    async def _stale_parents(self, page: list[RawRecord], after: Position, last: Position,
+                             re_read: set[str], limit: asyncio.Semaphore) -> list[RawRecord]:
+        """The configurable parents of the page's changed children that this read does not
+        otherwise yield (their own position is not after ``after``), fetched with their
+        children — one ``entity_id in`` search — so that their variations carry the change.
+
+        Each is re-read once per read and placed at its latest changed child's time (just
+        after ``last``, the last position yielded, when that sorts lower), so positions
+        keep ascending; ``re_read`` holds the ids already re-read in this read.
+        """
+        children = [p for p in page if p.get("type_id") in CHILD_TYPES]
+        if not children:
+            return []
+        parents_of = await self._child_parents()
+        in_page = {str(p["id"]) for p in page}
+        changed: dict[str, datetime] = {}  # parent id -> its latest changed child's time
+        for child in children:
+            child_at = position_of("products", child).changed_at
+            for parent_id, parent_at in parents_of.get(str(child["id"]), ()):
+                # a parent after ``after`` is read in this read (or, past ``until``, the next)
+                if parent_id in in_page or parent_id in re_read or after < parent_at:
+                    continue
+                changed[parent_id] = max(changed.get(parent_id, child_at), child_at)
+        if not changed:
+            return []
+        re_read.update(changed)
+        body = await self._fetch("products", criteria(
+            [[("entity_id", ",".join(sorted(changed, key=id_order)), "in")]],
+            page_size=len(changed)))
+        # one changed since the map was built is read at its own place
+        stale = [p for p in body.get("items") or []
+                 if str(p.get("id")) in changed and not after < position_of("products", p)]
+        await asyncio.gather(*(self._attach_children(p, limit) for p in stale))
+        for parent in stale:
+            moment = changed[str(parent["id"])]
+            if Position(moment, str(parent["id"])) <= last:
+                moment = last.changed_at + timedelta(microseconds=1)
+            parent[RE_READ_AT] = moment.isoformat()
+        return stale
 
     async def _attach_children(self, product: RawRecord, limit: asyncio.Semaphore) -> None:
         """``_children``: the simple products of a configurable one (empty for other types),

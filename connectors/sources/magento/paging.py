@@ -123,22 +123,30 @@ async def incremental(fetch: Fetch, path: str, *, id_field: str, position: Posit
                 " collection?) — reading on would loop")
 
 
-async def ids(fetch: Fetch, path: str, *, id_field: str, id_key: str, page_size: int,
-              groups: Sequence[Sequence[Filter]] = ()) -> AsyncIterator[list[str]]:
-    """Every id of ``path``, in pages, walked by id (``fields`` trims the answer to ids)."""
+async def walk(fetch: Fetch, path: str, *, id_field: str, id_key: str, page_size: int,
+               fields: str, groups: Sequence[Sequence[Filter]] = ()) -> AsyncIterator[list[RawRecord]]:
+    """Every record of ``path`` matching ``groups``, in pages walked by id, trimmed to
+    ``fields`` (which must name ``id_key``; ``total_count`` is added)."""
     last: int | None = None
     while True:
         wanted = [*groups, *([[(id_field, str(last), "gt")]] if last is not None else [])]
         params = {**criteria(wanted, [(id_field, "ASC")], page_size),
-                  "fields": f"items[{id_key}],total_count"}
+                  "fields": f"{fields},total_count"}
         body = _envelope(path, await fetch(path, params))
-        found = sorted(int(item[id_key]) for item in (body.get("items") or []))
-        fresh = [i for i in found if last is None or i > last]
+        found = sorted(body.get("items") or [], key=lambda item: int(item[id_key]))
+        fresh = [item for item in found if last is None or int(item[id_key]) > last]
         if fresh:
-            yield [str(i) for i in fresh]
-            last = fresh[-1]
+            yield fresh
+            last = int(fresh[-1][id_key])
         if not _more(body, len(found), page_size):
             return
         if not fresh:
             raise SourceError(f"GET {path} ignores the entity id filter: reading on would loop")
 
+
+async def ids(fetch: Fetch, path: str, *, id_field: str, id_key: str, page_size: int,
+              groups: Sequence[Sequence[Filter]] = ()) -> AsyncIterator[list[str]]:
+    """Every id of ``path``, in pages, walked by id (``fields`` trims the answer to ids)."""
+    async for page in walk(fetch, path, id_field=id_field, id_key=id_key, page_size=page_size,
+                           fields=f"items[{id_key}]", groups=groups):
+        yield [str(int(item[id_key])) for item in page]

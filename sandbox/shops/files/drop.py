@@ -103,8 +103,8 @@ class Drop:
 
     def parquet(self, stream: str, name: str, rows: list[Row], key: str = "id",
                 mtime: datetime | None = None) -> Path:
-        import pyarrow as pa  # type: ignore[import-untyped]
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow as pa
+        import pyarrow.parquet as pq
 
         path = self._path(stream, name)
         typed = [{k: v.replace(tzinfo=self.tz).astimezone(UTC) if isinstance(v, datetime) else v

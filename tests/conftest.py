@@ -1,13 +1,29 @@
-"""Shared fixtures: real sandboxes over localhost HTTP, one fresh shop per test."""
+"""Shared fixtures: real sandboxes over localhost HTTP, one fresh shop per test, and the
+test PostgreSQL.
+
+PostgreSQL comes from ``SHOPSYNC_TEST_POSTGRES_URL`` (``.ci/run`` sets it from
+``.ci/postgres.sh``). Without the variable the PostgreSQL variants fail, unless
+``SHOPSYNC_SKIP_POSTGRES=1`` says to skip them.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.exc import OperationalError
 
 from tests.support import RunningSandbox, new_key, new_kpi_key, start_sandbox
+
+POSTGRES_ENV = "SHOPSYNC_TEST_POSTGRES_URL"
+SKIP_ENV = "SHOPSYNC_SKIP_POSTGRES"
+HOW_TO = (
+    f"start one with `export {POSTGRES_ENV}=$(.ci/postgres.sh)` (installs and starts a "
+    f"throw-away PostgreSQL), or set {SKIP_ENV}=1 to skip the PostgreSQL variants"
+)
 
 
 @pytest.fixture(scope="session")
@@ -59,3 +75,28 @@ def start_for_module() -> Iterator[Callable[..., RunningSandbox]]:
 def fresh_key() -> Callable[[], str]:
     """Makes keys of new, empty shops (for tests that need two shops)."""
     return new_key
+
+
+@pytest.fixture(scope="session")
+def postgres_admin() -> Iterator[Engine]:
+    """An engine on the test database, for creating and dropping per-test schemas."""
+    url = os.environ.get(POSTGRES_ENV)
+    if not url:
+        if os.environ.get(SKIP_ENV) == "1":
+            pytest.skip(f"PostgreSQL variant skipped: {SKIP_ENV}=1")
+        pytest.fail(
+            f"{POSTGRES_ENV} is not set: the PostgreSQL variants need a server;\n{HOW_TO}",
+            pytrace=False,
+        )
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    problem = None
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except OperationalError as exc:
+        problem = str(exc.orig).strip()
+    if problem is not None:  # failed outside the except block: no chained traceback
+        engine.dispose()
+        pytest.fail(f"cannot connect to {POSTGRES_ENV}: {problem}\n{HOW_TO}", pytrace=False)
+    yield engine
+    engine.dispose()

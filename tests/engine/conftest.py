@@ -1,10 +1,9 @@
 """Fixtures for the engine's tests: each state-store test runs on SQLite and on PostgreSQL,
 and each end-to-end sync test gets its source set up by ``engine_setup``.
 
-PostgreSQL comes from ``SHOPSYNC_TEST_POSTGRES_URL`` (``.ci/run`` sets it from
-``.ci/postgres.sh``). Each test gets its own PostgreSQL schema (through ``search_path``)
-and a session time zone other than UTC, so time-zone handling is tested too. Without the
-variable the PostgreSQL variants fail, unless ``SHOPSYNC_SKIP_POSTGRES=1`` says to skip them.
+PostgreSQL comes from the ``postgres_admin`` fixture (tests/conftest.py). Each test gets its
+own PostgreSQL schema (through ``search_path``) and a session time zone other than UTC, so
+time-zone handling is tested too.
 """
 
 from __future__ import annotations
@@ -16,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
 
 from pipelines.engine.config import parse_config
 from pipelines.engine.state import StateStore
@@ -27,39 +25,8 @@ if TYPE_CHECKING:
     from tests.engine.support import EngineSetup, MakeSetup, S
     from tests.support import RunningSandbox
 
-POSTGRES_ENV = "SHOPSYNC_TEST_POSTGRES_URL"
-SKIP_ENV = "SHOPSYNC_SKIP_POSTGRES"
-HOW_TO = (
-    f"start one with `export {POSTGRES_ENV}=$(.ci/postgres.sh)` (installs and starts a "
-    f"throw-away PostgreSQL), or set {SKIP_ENV}=1 to skip the PostgreSQL variants"
-)
 #: not UTC, and not a whole hour off it: a time-zone slip shows
 PG_SESSION_TIME_ZONE = "Asia/Kathmandu"
-
-
-@pytest.fixture(scope="session")
-def postgres_admin() -> Iterator[Engine]:
-    """An engine on the test database, for creating and dropping per-test schemas."""
-    url = os.environ.get(POSTGRES_ENV)
-    if not url:
-        if os.environ.get(SKIP_ENV) == "1":
-            pytest.skip(f"PostgreSQL variant skipped: {SKIP_ENV}=1")
-        pytest.fail(
-            f"{POSTGRES_ENV} is not set: the PostgreSQL variants need a server;\n{HOW_TO}",
-            pytrace=False,
-        )
-    engine = create_engine(url, isolation_level="AUTOCOMMIT")
-    problem = None
-    try:
-        with engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-    except OperationalError as exc:
-        problem = str(exc.orig).strip()
-    if problem is not None:  # failed outside the except block: no chained traceback
-        engine.dispose()
-        pytest.fail(f"cannot connect to {POSTGRES_ENV}: {problem}\n{HOW_TO}", pytrace=False)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -4,14 +4,12 @@ over real HTTP, with a real SQLite state store."""
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, delete, text
-from sqlalchemy.engine import make_url
 
 from connectors.sources.sql import SqlConfig, SqlConnector
 from pipelines.engine.mappings.base import MappingContext
@@ -165,19 +163,12 @@ def test_a_row_deleted_at_the_source_is_deleted_at_the_destination(setup):
     assert setup.state.counts(SOURCE)["products"]["deleted"] == 1
 
 
-def test_a_full_sync_from_postgresql(engine_setup):
-    url = os.environ.get("SHOPSYNC_TEST_POSTGRES_URL")
-    if not url:
-        if os.environ.get("SHOPSYNC_SKIP_POSTGRES") == "1":
-            pytest.skip("PostgreSQL variant skipped: SHOPSYNC_SKIP_POSTGRES=1")
-        pytest.fail("SHOPSYNC_TEST_POSTGRES_URL is not set: export it from .ci/postgres.sh",
-                    pytrace=False)
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+def test_a_full_sync_from_postgresql(engine_setup, postgres_admin):
     schema = f"sync_{secrets.token_hex(5)}"
-    with admin.connect() as conn:
+    with postgres_admin.connect() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     try:
-        schema_url = make_url(url).update_query_dict(
+        schema_url = postgres_admin.url.update_query_dict(
             {"options": f"-csearch_path={schema} -ctimezone=America/Santiago"})
         setup = make_setup(engine_setup, schema_url.render_as_string(hide_password=False),
                            url_env="T_DB_URL")
@@ -187,6 +178,5 @@ def test_a_full_sync_from_postgresql(engine_setup):
         assert len(setup.listed("/orders")) == len(expected_items(setup.database, "orders"))
         assert sum(r.total("pushed") for r in setup.run()) == 0
     finally:
-        with admin.connect() as conn:
+        with postgres_admin.connect() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()

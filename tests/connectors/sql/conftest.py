@@ -1,17 +1,15 @@
 """Real databases for the SQL connector's tests: a SQLite file, and a schema of its own on
-the test PostgreSQL (``SHOPSYNC_TEST_POSTGRES_URL``, with a session time zone that is not
-UTC, so that a zone slip shows). Without the variable the PostgreSQL variants fail, unless
-``SHOPSYNC_SKIP_POSTGRES=1`` says to skip them — as the engine's tests do."""
+the test PostgreSQL (the ``postgres_admin`` fixture of tests/conftest.py), with a session
+time zone that is not UTC, so that a zone slip shows."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
 
 from connectors.sources.sql import SqlConfig, SqlConnector
@@ -19,22 +17,7 @@ from sandbox.shops.sql.config import STREAMS, TIMEZONE
 from sandbox.shops.sql.data import Shop, generate
 from sandbox.shops.sql.db import FakeDatabase
 
-POSTGRES_ENV = "SHOPSYNC_TEST_POSTGRES_URL"
-SKIP_ENV = "SHOPSYNC_SKIP_POSTGRES"
 SESSION_TIME_ZONE = "Asia/Kathmandu"
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[Engine]:
-    url = os.environ.get(POSTGRES_ENV)
-    if not url:
-        if os.environ.get(SKIP_ENV) == "1":
-            pytest.skip(f"PostgreSQL variant skipped: {SKIP_ENV}=1")
-        pytest.fail(f"{POSTGRES_ENV} is not set: export {POSTGRES_ENV}=$(.ci/postgres.sh), or"
-                    f" set {SKIP_ENV}=1 to skip the PostgreSQL variants", pytrace=False)
-    engine = create_engine(url, isolation_level="AUTOCOMMIT")
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -43,7 +26,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'shop.db'}"
         return
-    admin: Engine = request.getfixturevalue("postgres")
+    admin: Engine = request.getfixturevalue("postgres_admin")
     schema = f"sqlsrc_{secrets.token_hex(5)}"
     with admin.connect() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
-from connectors.http.urls import is_loopback as _is_loopback
+from connectors.http.urls import secure_url
 
 _STORE_CODE = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
 
@@ -21,13 +20,7 @@ def split_rest_url(value: str, store_code: str | None) -> tuple[str, str]:
     ``https://shop.example`` gets ``/rest/<store_code or default>``; an address that already
     holds ``/rest/<code>`` keeps it, and a different ``store_code`` beside it is an error.
     """
-    url = httpx.URL(value.strip())
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ValueError(f"base URL {value!r} must be an http(s) URL of the shop")
-    if url.scheme != "https" and not _is_loopback(url.host):
-        raise ValueError(
-            f"base URL {value!r} must use https: the bearer token travels with every request"
-            " (plain http is allowed on loopback only)")
+    url = secure_url(value.strip(), shown=value, carrying="the bearer token travels")
     path = url.path.rstrip("/")
     path = path.removesuffix("/V1")
     root, marker, code = path.rpartition("/rest")

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from connectors.http.urls import is_loopback as _is_loopback
+from connectors.http.urls import api_root, secure_url
 
 API_PATH = "/api"
 
@@ -59,17 +58,8 @@ class PrestaShopConfig(BaseModel):
     @classmethod
     def _api_root(cls, value: str) -> str:
         """The webservice root without a trailing slash; https required except on loopback."""
-        url = httpx.URL(value.strip())
-        if url.scheme not in ("http", "https") or not url.host:
-            raise ValueError(f"base URL {value!r} must be an http(s) URL of the shop")
-        if url.scheme != "https" and not _is_loopback(url.host):
-            raise ValueError(
-                f"base URL {value!r} must use https: the webservice key travels with every"
-                " request (plain http is allowed on loopback only)")
-        path = url.path.rstrip("/")
-        if not path.endswith(API_PATH):
-            path += API_PATH
-        return str(url.copy_with(path=path, query=None, fragment=None))
+        url = secure_url(value.strip(), shown=value, carrying="the webservice key travels")
+        return api_root(url, API_PATH)
 
     @field_validator("key")
     @classmethod

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from connectors.http.urls import is_loopback as _is_loopback
+from connectors.http.urls import secure_url
 
 #: the Admin API version the connector is written against; override with care (fields
 #: change between versions: ``defaultEmailAddress`` needs 2025-04 or later)
@@ -57,13 +56,9 @@ class ShopifyConfig(BaseModel):
         text = value.strip()
         if "://" not in text:
             text = "https://" + text
-        url = httpx.URL(text)
-        if url.scheme not in ("http", "https") or not url.host:
-            raise ValueError(f"shop URL {value!r} must be the shop's address, like"
-                             " https://my-shop.myshopify.com")
-        if url.scheme != "https" and not _is_loopback(url.host):
-            raise ValueError(f"shop URL {value!r} must use https: the access token travels"
-                             " with every request (plain http is allowed on loopback only)")
+        url = secure_url(text, shown=value, carrying="the access token travels",
+                         label="shop URL",
+                         invalid="must be the shop's address, like https://my-shop.myshopify.com")
         return str(url.copy_with(path="", query=None, fragment=None)).rstrip("/")
 
     @field_validator("api_version")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
+from connectors.http.urls import is_loopback
 from connectors.sources.sql.columns import StreamSpec, zone
 
 #: sslmode values that encrypt the connection (libpq); "prefer" may silently not
@@ -17,12 +17,7 @@ TLS_MODES = frozenset({"require", "verify-ca", "verify-full"})
 
 def _is_local(host: str | None) -> bool:
     """No host (a Unix socket), ``localhost`` or a loopback address."""
-    if not host or host.startswith("/") or host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    return not host or host.startswith("/") or is_loopback(host)
 
 
 class SqlStreamSpec(StreamSpec):

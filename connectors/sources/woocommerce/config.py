@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from connectors.http.urls import is_loopback as _is_loopback
+from connectors.http.urls import api_root, secure_url
 
 API_PATH = "/wp-json/wc/v3"
 
@@ -40,14 +39,6 @@ class WooCommerceConfig(BaseModel):
     @classmethod
     def _api_root(cls, value: str) -> str:
         """The API root without a trailing slash; https required except on loopback."""
-        url = httpx.URL(value.strip())
-        if url.scheme not in ("http", "https") or not url.host:
-            raise ValueError(f"base URL {value!r} must be an http(s) URL of the shop")
-        if url.scheme != "https" and not _is_loopback(url.host):
-            raise ValueError(
-                f"base URL {value!r} must use https: the consumer key and secret travel with"
-                " every request (plain http is allowed on loopback only)")
-        path = url.path.rstrip("/")
-        if not path.endswith(API_PATH):
-            path += API_PATH
-        return str(url.copy_with(path=path, query=None, fragment=None))
+        url = secure_url(value.strip(), shown=value,
+                         carrying="the consumer key and secret travel")
+        return api_root(url, API_PATH)

@@ -63,10 +63,6 @@ def mapping() -> PlatformMapping:
     return FilesMapping()
 
 
-def unsupported() -> dict[str, str]:
-    return {}
-
-
 def _demo_connection(path: str) -> dict[str, Any]:
     from sandbox.shops.files.config import connection
 
@@ -77,7 +73,6 @@ register(Platform(
     name="files",
     open_connector=open_connector,
     mapping=mapping,
-    unsupported=unsupported,
     check=check,
     streams=defined_streams,
     demo=DemoSpec(

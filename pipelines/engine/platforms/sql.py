@@ -127,10 +127,6 @@ def mapping() -> PlatformMapping:
     return SqlMapping()
 
 
-def unsupported() -> dict[str, str]:
-    return {}
-
-
 def _demo_connection(url: str) -> dict[str, Any]:
     from sandbox.shops.sql.config import connection
 
@@ -141,7 +137,6 @@ register(Platform(
     name="sql",
     open_connector=open_connector,
     mapping=mapping,
-    unsupported=unsupported,
     check=check,
     streams=defined_streams,
     demo=DemoSpec(

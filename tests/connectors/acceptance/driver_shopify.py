@@ -16,6 +16,7 @@ import httpx
 from connectors.http.retry import RetryPolicy
 from connectors.sources.shopify import ShopifyConnector
 from sandbox.shops.shopify.launch import RunningFakeShopify, attach, launch
+from tests.connectors.acceptance.fakes import fake_args
 
 
 @dataclass
@@ -49,12 +50,9 @@ class Driver:
 
     def start(self, *, size: int = 120, empty: bool = False, rate_limit: float | None = None,
               fault_rate: float = 0.0, page_size: int = 20, seed: int = 1) -> Handle:
-        args = ["--orders", "0" if empty else str(size), "--customers", "0" if empty else "10",
-                "--products", "0" if empty else "5", "--seed", str(seed)]
+        args = fake_args(size=size, empty=empty, seed=seed, fault_rate=fault_rate)
         points = 50 * rate_limit if rate_limit else 1_000_000
         args += ["--bucket-size", str(points), "--restore-rate", str(points)]
-        if fault_rate:
-            args += ["--fault-rate", str(fault_rate), "--retry-after", "0"]
         return Handle(attach(launch(*args)), self.stream, page_size)
 
 

@@ -9,13 +9,12 @@ import httpx
 from connectors.http.retry import RetryPolicy
 from connectors.sources.woocommerce import WooCommerceConnector
 from sandbox.shops.woocommerce.launch import RunningFakeShop, attach, launch
+from tests.connectors.acceptance.fakes import FakeHandle, fake_args, rate_limit_args
 
 
 @dataclass
-class Handle:
+class Handle(FakeHandle):
     shop: RunningFakeShop
-    stream: str
-    page_size: int
 
     def connector(self, *, bad_credentials: bool = False, retry: RetryPolicy | None = None,
                   requests_per_second: float | None = None) -> WooCommerceConnector:
@@ -23,9 +22,6 @@ class Handle:
         return WooCommerceConnector(self.shop.root, self.shop.key, secret,
                                     page_size=self.page_size, retry=retry,
                                     requests_per_second=requests_per_second)
-
-    def throttled(self) -> int:
-        return int(self.shop.fake().get("/stats").json()["throttled"])
 
     def ids(self) -> set[str]:
         """Every id of the stream the connector must return: trashed orders too, block
@@ -35,9 +31,6 @@ class Handle:
                          auth=(self.shop.key, self.shop.secret)).json()
         return {str(i) for i in body["ids"]}
 
-    def stop(self) -> None:
-        self.shop.stop()
-
 
 class Driver:
     platform = "woocommerce"
@@ -45,13 +38,9 @@ class Driver:
 
     def start(self, *, size: int = 120, empty: bool = False, rate_limit: float | None = None,
               fault_rate: float = 0.0, page_size: int = 20, seed: int = 1) -> Handle:
-        args = ["--orders", "0" if empty else str(size), "--customers", "0" if empty else "10",
-                "--products", "0" if empty else "5", "--seed", str(seed)]
-        if rate_limit:
-            args += ["--rate-limit", str(rate_limit)]
-        if fault_rate:
-            args += ["--fault-rate", str(fault_rate), "--retry-after", "0"]
-        return Handle(attach(launch(*args)), self.stream, page_size)
+        args = fake_args(size=size, empty=empty, seed=seed, fault_rate=fault_rate)
+        return Handle(attach(launch(*args, *rate_limit_args(rate_limit))), self.stream,
+                      page_size)
 
 
 DRIVER = Driver()

@@ -38,7 +38,8 @@ class FakeShopSettings(BaseModel):
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
             example = cls.model_fields["timezone"].default
-            raise ValueError(f"unknown timezone {value!r} (use an IANA name like {example})")
+            raise ValueError(
+                f"unknown timezone {value!r} (use an IANA name like {example})") from None
         return value
 
 

@@ -49,7 +49,7 @@ def test_calls_pages_and_errors_without_await(sandbox):
         assert [len(p.data) for p in pages] == [3, 3, 1]
         ids = [r["order_id"] for r in client.iter_records(client.list_orders, page_size=2)]
         assert ids == [f"o{i}" for i in range(7)]
-        for record in client.iter_records(client.list_orders, page_size=2):
+        for record in client.iter_records(client.list_orders, page_size=2):  # noqa: B007
             break  # leaving early closes the async generator on the portal's loop
         assert record["order_id"] == "o0"
 

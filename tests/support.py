@@ -1,13 +1,16 @@
 """Real sandboxes for the tests: started as ``shopsync sandbox`` processes on free ports,
-and keys that open new, empty shops. Test modules import from here; fixtures live in
-``conftest.py``."""
+keys that open new, empty shops, and a bounded wait for what another process does in its
+own time. Test modules import from here; fixtures live in ``conftest.py``."""
 
 from __future__ import annotations
 
 import re
 import secrets
 import subprocess
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import httpx
 
@@ -15,6 +18,7 @@ from sandbox import process
 from sandbox.marketing.settings import DEFAULT_KEY
 
 _BANNER = re.compile(r"Marketing API at (http://[^\s]+/v1)")
+T = TypeVar("T")
 
 
 @dataclass
@@ -35,6 +39,12 @@ class RunningSandbox:
         client = httpx.Client(base_url=self.base_url, headers=headers, timeout=30, **kwargs)
         self.clients.append(client)
         return client
+
+    def advance_clock(self, seconds: float, key: str = DEFAULT_KEY) -> None:
+        """Move the clock pending writes are applied by (the sandbox must run with
+        ``--manual-clock``): a test passes the visibility delay without waiting."""
+        httpx.post(self.root + "/_sandbox/clock", json={"advance": seconds},
+                   headers={"spm-api-key": key}).raise_for_status()
 
     def new_shop(self) -> httpx.Client:
         """A client of a new, empty shop (the sandbox must run with ``--accept-any-key``)."""
@@ -61,3 +71,14 @@ def new_key() -> str:
 
 def new_kpi_key() -> str:
     return f"kpi-{secrets.token_hex(12)}"
+
+
+def eventually(condition: Callable[[], T], what: str, timeout: float = 10.0) -> T:
+    """The first truthy answer of ``condition``, asked again every 50 ms: for what a server
+    does on its own schedule. Fails naming ``what`` after ``timeout`` seconds: a bound far
+    above the time it takes, so a slow machine waits longer and only a hang fails."""
+    deadline = time.monotonic() + timeout
+    while not (answer := condition()):
+        assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
+        time.sleep(0.05)
+    return answer

@@ -32,6 +32,12 @@ import click
     help="Seconds before an accepted write becomes readable.",
 )
 @click.option(
+    "--manual-clock",
+    is_flag=True,
+    help="Stop the clock writes become readable by: it moves only when POST /_sandbox/clock"
+    " advances it (tests that must not wait out the visibility delay).",
+)
+@click.option(
     "--fault-rate",
     default=0.0,
     show_default=True,
@@ -74,6 +80,7 @@ def sandbox(
     keys: tuple[str, ...],
     accept_any_key: bool,
     visibility_delay: float,
+    manual_clock: bool,
     fault_rate: float,
     drop_rate: float,
     disconnect_rate: float,
@@ -95,6 +102,7 @@ def sandbox(
             **({"shops": [ShopKeys.parse(k) for k in keys]} if keys else {}),
             accept_any_key=accept_any_key,
             visibility_delay=visibility_delay,
+            manual_clock=manual_clock,
             fault_rate=fault_rate,
             drop_rate=drop_rate,
             disconnect_rate=disconnect_rate,

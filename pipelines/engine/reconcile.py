@@ -20,7 +20,7 @@ import asyncio
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from connectors.marketing.client import MarketingClient
@@ -30,7 +30,7 @@ from connectors.marketing.readback import echoed_fields, projection, readback_ha
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.marketing.writer import BulkWriter
 from pipelines.engine.state import ItemStatus, LedgerEntry, Outcome, StateStore
-from pipelines.engine.sync import ledger_key
+from pipelines.engine.sync import Clock, ledger_key, wall_clock
 
 IDS_PER_READ = 100
 PAGE = IDS_PER_READ * 10  # ledger entries fetched at once: reads for several slots
@@ -101,6 +101,7 @@ class Reconciler:
         deadline: timedelta = timedelta(minutes=10),
         max_resends: int = 3,
         concurrency: int = 4,
+        clock: Clock = wall_clock,
     ) -> None:
         self.source = source
         self.state = state
@@ -109,6 +110,8 @@ class Reconciler:
         self.deadline = deadline
         self.max_resends = max_resends
         self.concurrency = concurrency
+        #: what "now" is when an item's time since acceptance is held against the deadline
+        self.clock = clock
 
     async def run(self, resources: list[str]) -> ReconcileReport:
         report = ReconcileReport(self.source)
@@ -176,7 +179,7 @@ class Reconciler:
 
     async def _settle(self, resource: str, entries: list[LedgerEntry], seen: dict[str, str],
                       check: ResourceCheck) -> None:
-        now = datetime.now(UTC)
+        now = self.clock()
         visible, late, give_up = [], [], []
         for entry in entries:
             check.checked += 1

@@ -30,7 +30,14 @@ from pipelines.engine.platforms import platform
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.state import ItemStatus, StateStore
-from pipelines.engine.sync import SETTLE, StreamReport, StreamSync, Window
+from pipelines.engine.sync import (
+    SETTLE,
+    Clock,
+    StreamReport,
+    StreamSync,
+    Window,
+    wall_clock,
+)
 
 Env = Mapping[str, str]
 
@@ -77,12 +84,14 @@ def selected_resources(source: Source, write_carts: bool = True) -> dict[str, li
 
 @dataclass
 class SourceRunner:
-    """Syncs one configured source; ``env`` provides the secrets."""
+    """Syncs one configured source; ``env`` provides the secrets, ``clock`` the time its
+    syncs read up to and its reconciliations measure deadlines on."""
 
     config: Config
     source: Source
     state: StateStore
     env: Env = field(default_factory=lambda: os.environ)
+    clock: Clock = wall_clock
 
     @classmethod
     def for_source(cls, config: Config, name: str, state: StateStore | None = None,
@@ -137,6 +146,7 @@ class SourceRunner:
                     chunk_items=self.source.tuning.chunk_items,
                     progress=progress,
                     only_keys=only_keys,
+                    clock=self.clock,
                 )
                 reports.append(await sync.run(stream, window=window, dry_run=dry_run))
         return reports
@@ -154,6 +164,7 @@ class SourceRunner:
                 source=self.source.name, state=self.state, client=client,
                 id_data_source=id_data_source, deadline=timedelta(seconds=deadline_seconds),
                 max_resends=max_resends, concurrency=self.source.tuning.concurrency,
+                clock=self.clock,
             )
             run_id = self.state.start_run(self.source.name, None, "reconcile")
             try:
@@ -171,7 +182,7 @@ class SourceRunner:
     def recent_window(self) -> Window:
         """The last ``reconciliation.completeness_hours`` of change time, up to a settled
         second."""
-        end = datetime.now(UTC) - SETTLE
+        end = self.clock() - SETTLE
         return Window(end - timedelta(hours=self.config.reconciliation.completeness_hours), end)
 
     async def completeness(self, window: Window | None = None) -> list[StreamCompleteness]:
@@ -223,5 +234,5 @@ class SourceRunner:
         streams = [s for s, rs in plan.items() if set(rs) & set(keys)]
         if not streams:
             return []
-        everything = Window(datetime(1970, 1, 1, tzinfo=UTC), datetime.now(UTC))
+        everything = Window(datetime(1970, 1, 1, tzinfo=UTC), self.clock())
         return await self.run(streams, window=everything, only=set(keys), only_keys=keys)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.faults import FaultInjection
-from sandbox.marketing.http import OrjsonResponse, shop
+from sandbox.marketing.http import OrjsonResponse, ok, shop
 from sandbox.marketing.openapi import describe
 from sandbox.marketing.persistence import InMemory, SqliteFile
 from sandbox.marketing.routes import (
@@ -28,6 +30,12 @@ from sandbox.marketing.settings import SandboxSettings
 from sandbox.marketing.store import Shop, Store
 
 OPENAPI_PATH = "/openapi.json"
+
+
+class ClockMove(BaseModel):
+    """The body of ``POST /_sandbox/clock``."""
+
+    advance: float = Field(ge=0, description="seconds to move the sandbox's clock forward")
 
 
 def create_app(settings: SandboxSettings | None = None) -> FastAPI:
@@ -95,6 +103,16 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
             "statusCode": 200,
             "data": {"writes": counted, "stored": stored, "pending": len(the_shop.pending)},
         }
+
+    if settings.manual_clock:
+        @app.post("/_sandbox/clock", tags=["sandbox"], summary="move the manual clock forward",
+                  dependencies=[Depends(shop)])
+        async def move_clock(move: ClockMove) -> Any:
+            """With ``--manual-clock`` only: advance the clock that pending writes are
+            applied by (every shop's; any shop's key may move it), so a test passes the
+            visibility delay at once. Not part of the real API."""
+            now = datetime.fromtimestamp(store.clock.advance(move.advance), UTC)
+            return ok({"now": now.isoformat(timespec="milliseconds").replace("+00:00", "Z")})
 
     for module in (data_sources, sync, contacts, shop_connection, events, custom_data, kpis):
         app.include_router(module.router)

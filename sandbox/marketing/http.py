@@ -43,10 +43,11 @@ def _shop(request: Request, *, kpi: bool) -> Shop:
     if not pattern.match(key):
         family = "custom KPI endpoints" if kpi else "this endpoint"
         raise ApiError(401, f"Invalid API key: {family} expect a key matching {pattern.pattern}")
-    shop = store_of(request).shop_for(key, kpi=kpi)
+    store = store_of(request)
+    shop = store.shop_for(key, kpi=kpi)
     if shop is None:
         raise ApiError(401, "Invalid API key: no shop has this key")
-    shop.apply_due()
+    shop.apply_due(store.clock.now())
     return shop
 
 

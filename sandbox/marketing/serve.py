@@ -23,6 +23,8 @@ def banner(settings: SandboxSettings, port: int) -> str:
         f" latency {settings.latency_ms} ms,"
         f" state {'in ' + str(settings.data) if settings.data else 'in memory'}"
     )
+    if settings.manual_clock:
+        lines.append("  manual clock: writes become readable as POST /_sandbox/clock advances it")
     lines.append(f'  try: curl -H "spm-api-key: <key>" {base}/v1/data-sources')
     return "\n".join(lines)
 

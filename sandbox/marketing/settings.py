@@ -56,6 +56,9 @@ class SandboxSettings(BaseModel):
     )
     accept_any_key: bool = False
     visibility_delay: float = Field(default=0.5, ge=0)
+    #: the clock writes become visible by stands still until ``POST /_sandbox/clock`` moves
+    #: it: tests pass the visibility delay without waiting it out
+    manual_clock: bool = False
     fault_rate: float = Field(default=0.0, ge=0, le=1)
     drop_rate: float = Field(default=0.0, ge=0, le=1)
     disconnect_rate: float = Field(default=0.0, ge=0, le=1)

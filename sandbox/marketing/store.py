@@ -2,8 +2,8 @@
 
 Writes are accepted at once and applied after the visibility delay, as the real service
 does: a write op goes into the shop's pending queue and is applied the next time anything
-touches that shop after its time has come. Handlers run on one event loop thread and never
-await while they change state, so no lock is needed.
+touches that shop after its time has come (on the sandbox's clock). Handlers run on one
+event loop thread and never await while they change state, so no lock is needed.
 """
 
 from __future__ import annotations
@@ -155,9 +155,9 @@ class Shop:
         self.pending.append(op)
         self.collection("_pending").put(str(op["_seq"]), op)
 
-    def apply_due(self, now: float | None = None) -> int:
-        """Apply every pending op whose time has come, oldest first."""
-        now = time.time() if now is None else now
+    def apply_due(self, now: float) -> int:
+        """Apply every pending op whose time has come by ``now`` (epoch seconds), oldest
+        first."""
         applied = 0
         pending = self.collection("_pending")
         while self.pending and self.pending[0]["_apply_at"] <= now:
@@ -174,6 +174,25 @@ class Shop:
             self.pending.append(doc)
 
 
+class SandboxClock:
+    """The time pending writes are applied by: the wall clock, or a manual one that stands
+    at its start-up time until a test advances it (``--manual-clock``), so a test sees a
+    write before and after its visibility delay without waiting. Epoch seconds, like the
+    times the data file keeps for pending writes."""
+
+    def __init__(self, manual: bool) -> None:
+        #: where the manual clock stands; None: the wall clock
+        self.stopped_at: float | None = time.time() if manual else None
+
+    def now(self) -> float:
+        return time.time() if self.stopped_at is None else self.stopped_at
+
+    def advance(self, seconds: float) -> float:
+        """Move the clock ``seconds`` forward (and stop it there); the new time."""
+        self.stopped_at = self.now() + seconds
+        return self.stopped_at
+
+
 def _ident(key: str) -> str:
     """What the data file calls a shop: a digest of its key, so the key is never stored."""
     return hashlib.sha256(key.encode()).hexdigest()[:24]
@@ -184,6 +203,7 @@ class Store:
 
     def __init__(self, settings: SandboxSettings, persistence: Persistence | None = None) -> None:
         self.settings = settings
+        self.clock = SandboxClock(settings.manual_clock)
         self.persistence = persistence or InMemory()
         self._by_key: dict[str, Shop] = {}
         self._by_kpi_key: dict[str, Shop] = {}
@@ -238,7 +258,7 @@ class Store:
 
     def visible_at(self) -> float:
         """When a write accepted now becomes readable."""
-        return time.time() + self.settings.visibility_delay
+        return self.clock.now() + self.settings.visibility_delay
 
     def drops(self) -> bool:
         """Whether to drop the next accepted write item (accept it, never apply it)."""

@@ -138,10 +138,8 @@ def test_a_partition_range_in_the_past_is_a_backfill_that_keeps_the_cursor(live)
 
 
 def test_the_reconciliation_report_confirms_visibility_and_renders_markdown(live):
-    import time
-
+    # the session sandbox applies writes at once: the read-back sees them
     _materialize(live, partition_key=datetime.now(UTC).strftime("%Y-%m-%d"))
-    time.sleep(0.1)
     result = _materialize(live, reconciliation=True)
 
     assert result.success

@@ -20,9 +20,9 @@ from sqlalchemy.engine import make_url
 
 from pipelines.engine.config import parse_config
 from pipelines.engine.state import StateStore
+from tests.engine.support import EngineSetup, MakeSetup, MovableClock, S
 
 if TYPE_CHECKING:
-    from tests.engine.support import EngineSetup, MakeSetup, S
     from tests.support import RunningSandbox
 
 #: not UTC, and not a whole hour off it: a time-zone slip shows
@@ -76,8 +76,8 @@ API_KEY_ENV = "T_API_KEY"
 def engine_setup(sandbox: RunningSandbox, tmp_path: Path,
                  fresh_key: Callable[[], str]) -> Iterator[MakeSetup]:
     """Sets sources up for a sync test, each to a fresh shop of the session sandbox with a
-    SQLite state store of its own (closed after the test); the platform's part (its fake,
-    connection and secrets) is the test module's."""
+    SQLite state store and a clock of its own (the store is closed after the test); the
+    platform's part (its fake, connection and secrets) is the test module's."""
     made: list[EngineSetup] = []
 
     def make(kind: type[S], source: Mapping[str, Any], *,
@@ -92,7 +92,7 @@ def engine_setup(sandbox: RunningSandbox, tmp_path: Path,
         state = StateStore(f"sqlite:///{tmp_path / name}")
         setup = kind(config=config, env={API_KEY_ENV: key, **(env or {})}, state=state,
                      api=sandbox.client(key), stats_url=sandbox.root + "/_sandbox/stats",
-                     **fields)
+                     clock=MovableClock(), **fields)
         made.append(setup)
         return setup
 

@@ -1,13 +1,15 @@
 """What the end-to-end engine tests (``test_sync_<platform>.py``) share: a setup of one
 source against a fresh shop of the session sandbox, and the source's records mapped outside
 the engine, to compare with what the sandbox stored. The factory is the ``engine_setup``
-fixture (``conftest.py``); each module subclasses ``EngineSetup`` with its fake's fields."""
+fixture (``conftest.py``); each module subclasses ``EngineSetup`` with its fake's fields.
+Time is the setup's ``clock``: a test moves it forward rather than waiting."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 import httpx
@@ -23,18 +25,35 @@ from pipelines.engine.sync import StreamReport
 
 
 @dataclass
+class MovableClock:
+    """The engine's clock in tests: the wall clock, which the fake shops' change times and
+    the state store's timestamps follow, plus however far the test moved it forward — a
+    test passes the settle margin or a deadline at once instead of sleeping through it."""
+
+    ahead: timedelta = timedelta(0)
+
+    def __call__(self) -> datetime:
+        return datetime.now(UTC) + self.ahead
+
+    def advance(self, by: timedelta) -> None:
+        self.ahead += by
+
+
+@dataclass
 class EngineSetup:
-    """One configured source, its secrets, a state store of its own, and a client of the
-    sandbox shop it syncs to."""
+    """One configured source, its secrets, a state store of its own, a client of the
+    sandbox shop it syncs to, and the clock its runs read time from."""
 
     config: Config
     env: dict[str, str]
     state: StateStore
     api: httpx.Client
     stats_url: str
+    clock: MovableClock
 
     def runner(self) -> SourceRunner:
-        return SourceRunner(self.config, self.config.sources[0], self.state, self.env)
+        return SourceRunner(self.config, self.config.sources[0], self.state, self.env,
+                            self.clock)
 
     def run(self, **kwargs: Any) -> list[StreamReport]:
         return asyncio.run(self.runner().run(**kwargs))

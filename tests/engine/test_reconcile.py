@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import time
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -11,7 +11,9 @@ import pytest
 from pipelines.engine.config import parse_config
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore
+from pipelines.engine.sync import SETTLE
 from sandbox.shops.woocommerce.launch import attach, launch
+from tests.engine.support import MovableClock
 
 SOURCE = "woo"
 
@@ -34,7 +36,8 @@ def runner_for(sandbox, shop, tmp_path):
     })
     env = {"R_API_KEY": "sandbox1.shopsync-local-key", "R_WC_KEY": shop.key,
            "R_WC_SECRET": shop.secret}
-    return SourceRunner(config, config.sources[0], StateStore(f"sqlite:///{tmp_path}/s.db"), env)
+    return SourceRunner(config, config.sources[0], StateStore(f"sqlite:///{tmp_path}/s.db"), env,
+                        MovableClock())
 
 
 def stored(sandbox, resource):
@@ -72,19 +75,22 @@ def test_dropped_writes_are_found_and_sent_again_until_the_sandbox_equals_the_so
 
 
 def test_nothing_is_sent_again_before_its_deadline(start, shop, tmp_path):
-    sandbox = start("--visibility-delay", "3")
+    # the sandbox shows writes a minute after it accepts them, the deadline is half a minute:
+    # the test moves the sandbox's clock and the runner's a minute on together
+    sandbox = start("--visibility-delay", "60", "--manual-clock")
     runner = runner_for(sandbox, shop, tmp_path)
     asyncio.run(runner.run(streams=["statuses", "categories"]))
 
-    early = asyncio.run(runner.reconcile(deadline_seconds=2))
+    early = asyncio.run(runner.reconcile(deadline_seconds=30))
     assert sum(c.resent for c in early.resources.values()) == 0
     assert sum(c.waiting for c in early.resources.values()) == 21
-    time.sleep(3.1)
-    late = asyncio.run(runner.reconcile(deadline_seconds=2))
+    sandbox.advance_clock(60)
+    runner.clock.advance(timedelta(seconds=60))
+    late = asyncio.run(runner.reconcile(deadline_seconds=30))
 
-    assert sum(c.resent for c in late.resources.values()) == 0
+    assert sum(c.resent for c in late.resources.values()) == 0  # past the deadline, but shown
     assert sum(c.visible for c in late.resources.values()) == 21
-    assert late.resources["statuses"].lag()["max"] >= 3
+    assert late.resources["statuses"].lag()["max"] >= 60
 
 
 def test_items_that_never_show_are_parked_after_the_allowed_resends(start, shop, tmp_path):
@@ -161,7 +167,7 @@ def test_completeness_names_every_gap_between_the_source_and_what_is_visible(sta
 def test_completeness_in_a_window_of_change_time_names_a_record_not_synced_yet(
     start, tmp_path
 ):
-    from datetime import UTC, datetime, timedelta
+    from datetime import UTC, datetime
 
     from pipelines.engine.sync import Window
 
@@ -176,9 +182,9 @@ def test_completeness_in_a_window_of_change_time_names_a_record_not_synced_yet(
         (synced,) = [r for r in asyncio.run(runner.completeness(everything))
                      if r.stream == "orders"]
         shop.fake().post("/orders", json={})  # changed at the source, not synced yet
-        time.sleep(2.2)
-        now = Window(datetime.now(UTC) - timedelta(minutes=5), datetime.now(UTC))
-        (recent,) = [r for r in asyncio.run(runner.completeness(now)) if r.stream == "orders"]
+        runner.clock.advance(SETTLE)  # the recent window ends at a settled second
+        (recent,) = [r for r in asyncio.run(runner.completeness(runner.recent_window()))
+                     if r.stream == "orders"]
 
         assert synced.at_source == synced.extracted > 0
         assert synced.final == synced.visible + len(

@@ -4,7 +4,6 @@ SQLite state store."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -113,7 +112,7 @@ def test_the_next_run_sends_only_what_changed(setup):
     fake.put("/orders/7", json={"status": "closed", "state": "closed", "grand_total": 123.45})
     created = fake.post("/orders", json={}).json()  # placed from a quote: a cart changes too
     fake.put("/customers/4", json={"firstname": "Renamed"})
-    time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
+    setup.clock.advance(SETTLE)  # a sync reads up to a settled second
 
     again = setup.run_by_stream()
 
@@ -148,7 +147,7 @@ def test_a_child_product_changed_alone_updates_its_variation_and_nothing_else(se
     # the dearest child: dearer still, the parent's price (its cheapest child's) stays
     child = max(parent["_children"], key=lambda c: c["price"])
     setup.shop.fake().put(f"/products/{child['id']}", json={"price": child["price"] + 10})
-    time.sleep(SETTLE.total_seconds() + 0.2)
+    setup.clock.advance(SETTLE)
 
     again = setup.run_by_stream()
 

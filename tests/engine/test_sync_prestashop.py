@@ -4,7 +4,6 @@ real SQLite state store. The shop runs in New York time, its zone learned from P
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -153,7 +152,7 @@ def test_the_next_run_sends_only_what_changed_and_reconciling_finds_deletions(
     created = fake.post("/orders", json={"id_cart": abandoned[0]}).json()["id"]
     fake.put("/customers/9", json={"firstname": "Renamed"})
     fake.delete("/orders/5")
-    time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
+    setup.clock.advance(SETTLE)  # a sync reads up to a settled second
 
     again = setup.run_by_stream()
 

@@ -4,7 +4,6 @@ source's ``bulk_threshold``), the other streams through paged queries."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -118,7 +117,7 @@ def test_the_next_run_sends_only_what_changed(setup):
     created = fake.post("/orders", json={}).json()
     customer_ids = fake.get("/customers/ids").json()["ids"]
     fake.put(f"/customers/{customer_ids[1]}", json={"firstName": "Renamed"})
-    time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
+    setup.clock.advance(SETTLE)  # a sync reads up to a settled second
 
     again = setup.run_by_stream()
 

@@ -4,7 +4,6 @@ a real SQLite state store."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -123,7 +122,7 @@ def test_the_next_run_sends_only_what_changed(setup):
     created = fake.post("/orders", json={}).json()
     customer_ids = fake.get("/customers/ids").json()["ids"]
     fake.put(f"/customers/{customer_ids[1]}", json={"first_name": "Renamed"})
-    time.sleep(SETTLE.total_seconds() + 0.2)  # a sync reads up to a settled second
+    setup.clock.advance(SETTLE)  # a sync reads up to a settled second
 
     again = setup.run_by_stream()
 
@@ -215,7 +214,7 @@ def test_a_record_breaking_a_blocking_expectation_is_held_until_the_source_is_fi
     coupon = fake.get("/coupons/ids").json()["ids"][0]
     fake.put(f"/coupons/{coupon}", json={"discount_type": "percent", "amount": "150.00",
                                          "free_shipping": False})
-    time.sleep(SETTLE.total_seconds() + 0.2)
+    setup.clock.advance(SETTLE)
     setup.run(streams=["coupons"])
 
     key = f"{coupon}|en"  # vouchers are language-scoped
@@ -226,7 +225,7 @@ def test_a_record_breaking_a_blocking_expectation_is_held_until_the_source_is_fi
     assert str(coupon) not in {v["voucher_id"] for v in setup.listed("/vouchers")}
 
     fake.put(f"/coupons/{coupon}", json={"amount": "15.00"})  # fixed at the source
-    time.sleep(SETTLE.total_seconds() + 0.2)
+    setup.clock.advance(SETTLE)
     (report,) = setup.run(streams=["coupons"])
 
     assert report.counts["vouchers"]["accepted"] == 1

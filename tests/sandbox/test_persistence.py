@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from connectors.marketing.samples import sample_item
 
 
@@ -28,13 +26,15 @@ def test_state_survives_a_restart_with_the_same_data_file(start, tmp_path):
 
 def test_writes_pending_at_shutdown_are_applied_after_restart(start, tmp_path):
     data = str(tmp_path / "sandbox.sqlite")
-    first = start("--data", data, "--visibility-delay", "0.5")
+    first = start("--data", data, "--visibility-delay", "60", "--manual-clock")
     first.client().post("/orders-carriers", json=[sample_item("carriers")])
+    assert first.client().get(first.root + "/_sandbox/stats").json()["data"]["pending"] == 1
     first.stop()
 
-    again = start("--data", data, "--visibility-delay", "0.5").client()
-    time.sleep(0.6)
-    assert [c["carrier_id"] for c in again.get("/orders-carriers").json()["data"]] == ["k1"]
+    again = start("--data", data, "--visibility-delay", "60", "--manual-clock")
+    again.advance_clock(60)  # the restarted clock starts no earlier than the first
+    rows = again.client().get("/orders-carriers").json()["data"]
+    assert [c["carrier_id"] for c in rows] == ["k1"]
 
 
 def test_the_data_file_does_not_hold_the_key(start, tmp_path):

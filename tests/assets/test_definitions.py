@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import dagster as dg
 import pytest
@@ -124,16 +124,17 @@ def test_a_partition_range_in_the_past_is_a_backfill_that_keeps_the_cursor(live)
     _materialize(live, partition_key=today.strftime("%Y-%m-%d"))
     state = StateStore(live.state_url)
     cursor = state.get_cursor("woo", "orders")
-    start = (today - timedelta(days=400)).strftime("%Y-%m-%d")
-    end = (today - timedelta(days=2)).strftime("%Y-%m-%d")
-
-    result = _materialize(live, tags={"dagster/asset_partition_range_start": start,
-                                      "dagster/asset_partition_range_end": end})
+    # ten days in the past, within the fake shop's generated history (which ends 2025-06-24)
+    result = _materialize(live, tags={"dagster/asset_partition_range_start": "2025-06-10",
+                                      "dagster/asset_partition_range_end": "2025-06-19"})
 
     assert result.success
     assert state.get_cursor("woo", "orders") == cursor
     runs = [r for r in state.recent_runs("woo", limit=50) if r.kind == "backfill"]
     assert runs, "the range ran as a backfill"
+    orders = [e.materialization.metadata for e in result.get_asset_materialization_events()
+              if e.asset_key.to_user_string() == "woo/orders"]
+    assert sum(m["extracted"].value for m in orders) > 0, "the window's orders were re-read"
     state.close()
 
 

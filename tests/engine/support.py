@@ -131,3 +131,18 @@ def assert_stored_as_mapped(stored: Mapping[str, Mapping[str, Any]],
     for key, item in expected.items():
         sent = {f: v for f, v in without_nulls(item).items() if f not in ignore}
         assert {f: stored[key].get(f) for f in sent} == sent, (what, key)
+
+
+class EveryPlatform:
+    """The cases every platform's end-to-end sync passes alike, written once: each
+    ``test_sync_<platform>.py`` runs them on its own ``setup`` fixture by declaring
+    ``class TestAsEveryPlatform(EveryPlatform)``."""
+
+    def test_a_second_run_with_no_change_sends_nothing(self, setup: EngineSetup) -> None:
+        setup.run()
+        accepted_before = setup.accepted()
+
+        again = setup.run()
+
+        assert sum(r.total("pushed") for r in again) == 0
+        assert setup.accepted() == accepted_before

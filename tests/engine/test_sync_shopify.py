@@ -19,6 +19,7 @@ from pipelines.engine.sync import SETTLE
 from sandbox.shops.shopify.launch import RunningFakeShopify, attach, launch
 from tests.engine.support import (
     EngineSetup,
+    EveryPlatform,
     MakeSetup,
     assert_stored_as_mapped,
     mapped_items,
@@ -98,14 +99,8 @@ def test_orders_arrive_through_a_bulk_operation_field_by_field(setup):
     assert order_report.counts["orders"]["quarantined"] == len(quarantined)
 
 
-def test_a_second_run_with_no_change_sends_nothing(setup):
-    setup.run()
-    accepted_before = setup.accepted()
-
-    again = setup.run()
-
-    assert sum(r.total("pushed") for r in again) == 0
-    assert setup.accepted() == accepted_before
+class TestAsEveryPlatform(EveryPlatform):
+    """A second run with no change sends nothing (tests/engine/support.py)."""
 
 
 def test_the_next_run_sends_only_what_changed(setup):

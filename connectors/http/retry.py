@@ -14,7 +14,8 @@ from __future__ import annotations
 import email.utils
 import logging
 import time
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -38,6 +39,9 @@ class RetryPolicy:
     jitter: float = 0.5
     max_total: float = 120.0
     max_retry_after: float = 60.0
+    #: how a wait is spent (None: asleep); tests pass one that records the waits instead
+    sleep: Callable[[float], Awaitable[None]] | None = field(default=None, compare=False,
+                                                              repr=False)
 
     @classmethod
     def none(cls) -> RetryPolicy:
@@ -120,5 +124,7 @@ def async_retrying(policy: RetryPolicy, *, idempotent: bool = True, **overrides:
         "before_sleep": _log_retry,
         "reraise": True,
     }
+    if policy.sleep is not None:
+        options["sleep"] = policy.sleep
     options.update(overrides)
     return tenacity.AsyncRetrying(**options)

@@ -1,7 +1,8 @@
 """The hosting layer every fake shop puts in front of its API, as a host, a CDN or a WAF
 would: a token-bucket rate limit, faults injected at a given rate (reproducible under
 ``--seed``), and the count of API requests and of those the limit refused, which
-``/__fake__/stats`` reports.
+``/__fake__/stats`` reports; ``/__fake__/rate-limit`` drains the limit, so that a test sees
+it refuse the next request whatever the machine's speed.
 
 Only the behaviour is shared here; what each answer looks like (the 429's body and headers,
 each fault's page) is the platform's, in its ``guard`` module. The ``/__fake__`` API and
@@ -15,8 +16,8 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Sequence
-from typing import ClassVar, Generic, Protocol, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -37,23 +38,34 @@ class HostingSettings(Protocol):
 
 
 class TokenBucket:
-    """``rate`` requests per second with bursts of up to ``rate`` (at least one)."""
+    """``rate`` requests per second with bursts of up to ``rate`` (at least one).
 
-    def __init__(self, rate: float) -> None:
+    ``clock`` is the time it refills by (tests pass their own to check the arithmetic)."""
+
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.rate = rate
         self.capacity = max(1.0, rate)
         self.tokens = self.capacity
-        self.at = time.monotonic()
+        self.clock = clock
+        self.at = clock()
+        self.held = False
 
     def take(self) -> float:
         """0 when the request may pass, else the seconds until a token is back."""
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.rate)
-        self.at = now
+        now = self.clock()
+        if not self.held:
+            self.tokens = min(self.capacity, self.tokens + max(0.0, now - self.at) * self.rate)
+        self.at, self.held = now, False
         if self.tokens >= 1:
             self.tokens -= 1
             return 0.0
         return (1 - self.tokens) / self.rate
+
+    def drain(self, tokens: float = 0.0) -> None:
+        """Leave ``tokens`` for the next request, however late it comes (refilling resumes
+        after it), as other clients spending the limit just before it would: a test then
+        sees the refusal without racing the refill."""
+        self.tokens, self.held = max(0.0, min(self.capacity, tokens)), True
 
 
 class Faults(Generic[K]):
@@ -85,12 +97,12 @@ class Gate(ABC):
     fake_prefix: ClassVar[str] = "/__fake__"
 
     def __init__(self, app: ASGIApp, settings: HostingSettings,
-                 counters: Counter[str] | None = None) -> None:
+                 counters: Counter[str] | None = None, bucket: TokenBucket | None = None) -> None:
         self.app = app
         self.settings = settings
         #: API requests seen and those refused by the rate limit (``/__fake__/stats``)
         self.counters: Counter[str] = Counter() if counters is None else counters
-        self.bucket = TokenBucket(settings.rate_limit) if settings.rate_limit else None
+        self.bucket = bucket if bucket is not None else rate_limit(settings)
         self.faults = Faults(self.platform, settings.seed, settings.fault_rate, self.fault_kinds)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -131,15 +143,35 @@ class Gate(ABC):
         """What the platform does before its routes (authentication), then the app."""
 
 
+def rate_limit(settings: HostingSettings) -> TokenBucket | None:
+    """The bucket of ``--rate-limit`` (None when there is no limit)."""
+    return TokenBucket(settings.rate_limit) if settings.rate_limit else None
+
+
 def install(app: FastAPI, gate: type[Gate], settings: HostingSettings) -> None:
-    """Put ``gate`` in front of ``app``, its counters at ``app.state.counters``."""
+    """Put ``gate`` in front of ``app``, its counters at ``app.state.counters`` and its rate
+    limit's bucket (None: no limit) at ``app.state.rate_limit``."""
     app.state.counters = Counter()
-    app.add_middleware(gate, settings=settings, counters=app.state.counters)
+    app.state.rate_limit = rate_limit(settings)
+    app.add_middleware(gate, settings=settings, counters=app.state.counters,
+                       bucket=app.state.rate_limit)
 
 
 def request_stats(counters: Counter[str]) -> dict[str, int]:
     """What ``/__fake__/stats`` reports of the hosting layer."""
     return {"requests": counters["requests"], "throttled": counters["throttled"]}
+
+
+def drain_rate_limit(bucket: TokenBucket | None, asked: Mapping[str, Any]) -> dict[str, float]:
+    """What ``POST /__fake__/rate-limit`` does: ``{"tokens": 0}`` leaves that many tokens
+    for the next API request (``TokenBucket.drain``). Raises ValueError without a limit."""
+    if bucket is None:
+        raise ValueError("the fake has no rate limit: start it with --rate-limit")
+    tokens = asked.get("tokens", 0)
+    if isinstance(tokens, bool) or not isinstance(tokens, int | float):
+        raise ValueError(f"tokens must be a number, got {tokens!r}")
+    bucket.drain(float(tokens))
+    return {"tokens": bucket.tokens, "capacity": bucket.capacity, "rate": bucket.rate}
 
 
 async def answer(send: Send, status: int, body: bytes, content_type: str,

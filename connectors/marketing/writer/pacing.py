@@ -46,6 +46,11 @@ class AdaptiveLimiter:
     def held(self) -> int:
         return self._held
 
+    @property
+    def waiting(self) -> int:
+        """Acquirers waiting for a slot: the bulk writer's input is held up while one is."""
+        return len(self._waiters)
+
     def set_limit(self, limit: int) -> None:
         self._limit = max(1, limit)
         self._wake()

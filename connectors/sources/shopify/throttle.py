@@ -13,6 +13,7 @@ estimate: it is a wait, never a failure.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,12 +29,14 @@ class CostBudget:
     spent: int = 0
     throttled: int = 0
     waited: float = 0.0
+    #: the time the bucket refills by (tests pass their own to check the arithmetic)
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
 
     def level(self) -> float | None:
         """Points available now, as estimated (None until an answer has said)."""
         if self.available is None or self.rate is None or self.maximum is None:
             return None
-        elapsed = time.monotonic() - self.at
+        elapsed = self.clock() - self.at
         return min(self.maximum, self.available + elapsed * self.rate)
 
     def wait_for(self, cost: float) -> float:
@@ -48,7 +51,7 @@ class CostBudget:
         of this process then wait for each other instead of all being throttled)."""
         level = self.level()
         if level is not None:
-            self.available, self.at = level - cost, time.monotonic()
+            self.available, self.at = level - cost, self.clock()
 
     def update(self, cost: dict[str, Any] | None) -> None:
         """Take in an answer's ``extensions.cost``."""
@@ -59,7 +62,7 @@ class CostBudget:
             self.maximum = float(status["maximumAvailable"])
             self.available = float(status["currentlyAvailable"])
             self.rate = float(status["restoreRate"])
-            self.at = time.monotonic()
+            self.at = self.clock()
         if cost.get("actualQueryCost") is not None:
             self.requested += int(cost.get("requestedQueryCost") or 0)
             self.spent += int(cost["actualQueryCost"])

@@ -5,6 +5,8 @@ here), never faulted nor rate limited.
     GET    /__fake__/clock                    {"now": "...", "frozen": bool}
     POST   /__fake__/clock                    {"now": "2025-07-01 12:00:00" | null, "advance": 5}
     GET    /__fake__/stats                    {"requests": n, "throttled": n} on the REST API
+    POST   /__fake__/rate-limit               {"tokens": 0}: what --rate-limit leaves the next
+                                              REST request (refilling resumes after it)
     GET    /__fake__/{resource}/ids           every id
     POST   /__fake__/{resource}/{id}/touch    updated_at = now
     POST   /__fake__/{resource}/touch         {"ids": [...], "at": "..."?}: one timestamp for all
@@ -82,6 +84,17 @@ async def set_clock(request: Request) -> Response:
 async def stats(request: Request) -> Response:
     _store(request)
     return _respond(hosting.request_stats(request.app.state.counters))
+
+
+@router.post("/rate-limit")
+async def drain_rate_limit(request: Request) -> Response:
+    """Drain the rate limit: the next REST request meets ``tokens`` (0: it is refused)."""
+    _store(request)
+    try:
+        return _respond(hosting.drain_rate_limit(request.app.state.rate_limit,
+                                                 await _body(request)))
+    except ValueError as exc:
+        raise MagentoError(400, str(exc)) from None
 
 
 @router.get("/{resource}/ids")

@@ -5,6 +5,8 @@ between reads and move its clock. Needs the shop's full key (HTTP Basic), never 
     POST   /__fake__/clock                     {"now": "2025-07-01T12:00:00Z" | null, "advance": 5}
     GET    /__fake__/stats                     {"requests": n, "throttled": n}: webservice requests
                                                seen, and those refused by --rate-limit
+    POST   /__fake__/rate-limit                {"tokens": 0}: what --rate-limit leaves the next
+                                               webservice request (refilling resumes after it)
     POST   /__fake__/webservice                {"enabled": false}: PS_WEBSERVICE off (503, code 22)
     GET    /__fake__/{resource}/ids            every id (?abandoned=1 on carts: carts without
                                                an order; ?customers_only=1 on addresses)
@@ -117,6 +119,16 @@ async def set_clock(request: Request) -> Response:
 async def stats(request: Request) -> Response:
     """Webservice requests seen, and those the rate limit refused (429)."""
     return respond(hosting.request_stats(request.app.state.counters))
+
+
+@router.post("/rate-limit")
+async def drain_rate_limit(request: Request) -> Response:
+    """Drain the rate limit: the next webservice request meets ``tokens`` (0: refused)."""
+    try:
+        return respond(hosting.drain_rate_limit(request.app.state.rate_limit,
+                                                await _body(request)))
+    except ValueError as exc:
+        raise FakeError(400, str(exc)) from None
 
 
 @router.post("/webservice")

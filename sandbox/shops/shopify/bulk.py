@@ -2,13 +2,14 @@
 
 A job's result is computed when it is created (a snapshot) but the job reports CREATED, then
 RUNNING, and COMPLETED only after ``bulk_latency + objects / bulk_objects_per_second``
-seconds. The JSONL has one object per line; a nested connection's nodes are lines of their
-own carrying ``__parentId`` after their parent; roots come in no useful order (newest id
-first), so a reader must not rely on it. An empty result completes with ``url: null`` and
-``objectCount: "0"``. Failures injected through ``/__fake__/bulk/faults`` apply to the next
-jobs: ``timeout`` and ``internal`` (FAILED with part of the data at ``partialDataUrl``),
-``access_denied`` (FAILED, no data), ``truncated`` (COMPLETED, but the file lacks lines
-that ``objectCount`` counts) and ``canceled``.
+seconds; a job of ``/__fake__/bulk/occupy`` ends when its test says instead (once its status
+has been read so many times). The JSONL has one object per line; a nested connection's
+nodes are lines of their own carrying ``__parentId`` after their parent; roots come in no
+useful order (newest id first), so a reader must not rely on it. An empty result completes
+with ``url: null`` and ``objectCount: "0"``. Failures injected through
+``/__fake__/bulk/faults`` apply to the next jobs: ``timeout`` and ``internal`` (FAILED with
+part of the data at ``partialDataUrl``), ``access_denied`` (FAILED, no data), ``truncated``
+(COMPLETED, but the file lacks lines that ``objectCount`` counts) and ``canceled``.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class BulkOperation:
     roots: int
     base_url: str
     fault: str | None = None
+    #: reads of its status left before it completes, whatever the time (None: by the time)
+    polls: int | None = None
     status: str = "CREATED"
     error_code: str | None = None
     completed_at: int | None = None
@@ -63,9 +66,12 @@ class BulkOperation:
         if self.status not in ACTIVE:
             return
         now = time.monotonic()
+        if self.polls is not None:
+            self.polls -= 1
+        ready = now >= self.ready_at if self.polls is None else self.polls <= 0
         if self.status == "CANCELING":
             self.status, self.completed_at = "CANCELED", now_epoch
-        elif now >= self.ready_at:
+        elif ready:
             self.completed_at = now_epoch
             if self.fault in ("timeout", "internal", "access_denied"):
                 self.status = "FAILED"

@@ -5,10 +5,14 @@ move its clock, read its counters and inject bulk failures. It takes the same
     GET    /__fake__/clock                  {"now": "...Z", "frozen": bool}
     POST   /__fake__/clock                  {"now": "2025-07-01T12:00:00Z" | null, "advance": 5}
     GET    /__fake__/stats                  requests, throttled, cost spent, bulk jobs, downloads…
-    POST   /__fake__/bucket                 {"available": 0}: drain (or fill) the cost bucket
+    POST   /__fake__/bucket                 {"available": 0}: what the next query finds in the
+                                            cost bucket (refilling resumes after it)
     POST   /__fake__/bulk/faults            {"faults": ["timeout", …]}: what the next jobs meet
-    POST   /__fake__/bulk/occupy            {"seconds": 2, "query": "…"?}: a job of this app
-                                            already running (as another run of ours left it)
+    POST   /__fake__/bulk/occupy            {"polls": 3, "query": "…"?}: a job of this app
+                                            already running (as another run of ours left it);
+                                            it completes once its status has been read
+                                            ``polls`` times, and without them runs until
+                                            cancelled
     GET    /__fake__/{resource}/ids         every id (numeric)
     POST   /__fake__/{resource}/{id}/touch  updatedAt = now
     POST   /__fake__/{resource}/touch       {"ids": [...], "at": "...Z"?}: one timestamp for all
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+import math
 import time
 from typing import Any
 
@@ -113,8 +118,7 @@ async def stats(request: Request) -> Response:
 async def bucket(request: Request) -> Response:
     store = _store(request)
     body = await _body(request)
-    store.bucket.level()
-    store.bucket.available = max(0.0, min(store.bucket.size, float(body.get("available", 0))))
+    store.bucket.drain(float(body.get("available", 0)))
     return _json(store.bucket.status())
 
 
@@ -135,12 +139,14 @@ async def bulk_faults(request: Request) -> Response:
 async def occupy(request: Request) -> Response:
     store = _store(request)
     body = await _body(request)
+    polls = body.get("polls")
+    if polls is not None and (isinstance(polls, bool) or not isinstance(polls, int) or polls < 1):
+        raise FakeError(400, f"polls must be a whole number from 1, got {polls!r}")
     operation_id = max(store.bulk, default=BASE["bulk"]) + 1
-    now = time.monotonic()
     store.bulk[operation_id] = BulkOperation(
         operation_id, str(body.get("query") or "{ products { edges { node { id } } } }"),
-        store.now(), now, now + float(body.get("seconds", 2)), [], 0,
-        str(request.base_url).rstrip("/"))
+        store.now(), time.monotonic(), math.inf, [], 0, str(request.base_url).rstrip("/"),
+        polls=polls)
     return _json(store.bulk[operation_id].record())
 
 

@@ -218,7 +218,7 @@ def run(store: Store, body: dict[str, Any], base_url: str) -> dict[str, Any]:
                     "documentation": DOCS}}],
                 "extensions": {"cost": _cost(requested, None, store)}}
     bucket = store.bucket
-    if requested > bucket.level():
+    if requested > bucket.meet():
         store.stats["throttled"] += 1
         return {"errors": [{"message": "Throttled", "extensions": {
                     "code": "THROTTLED", "documentation": DOCS}}],

@@ -43,12 +43,26 @@ class Bucket:
     def __init__(self, size: float, rate: float) -> None:
         self.size, self.rate = size, rate
         self.available, self.at = size, time.monotonic()
+        self.held = False
 
     def level(self) -> float:
         now = time.monotonic()
-        self.available = min(self.size, self.available + (now - self.at) * self.rate)
+        if not self.held:
+            self.available = min(self.size, self.available + (now - self.at) * self.rate)
         self.at = now
         return self.available
+
+    def drain(self, available: float) -> None:
+        """Leave ``available`` points for the next query, however late it comes (refilling
+        resumes once a query met them), as another app spending the bucket just before it
+        would: a test then sees THROTTLED without racing the refill."""
+        self.available, self.held = max(0.0, min(self.size, available)), True
+
+    def meet(self) -> float:
+        """The points a query finds (a drain holds until one has)."""
+        level = self.level()
+        self.held = False
+        return level
 
     def status(self) -> dict[str, float]:
         return {"maximumAvailable": float(self.size), "currentlyAvailable": int(self.level()),

@@ -4,6 +4,8 @@ between reads and move its clock. Authenticated like the REST API, never faulted
     GET    /__fake__/clock                    {"now": "...", "frozen": bool}
     POST   /__fake__/clock                    {"now": "2025-07-01T12:00:00" | null, "advance": 5}
     GET    /__fake__/stats                    {"requests": n, "throttled": n} on the REST API
+    POST   /__fake__/rate-limit               {"tokens": 0}: what --rate-limit leaves the next
+                                              REST request (refilling resumes after it)
     GET    /__fake__/{resource}/ids           every id (trash included; ?exclude_status=a,b
                                               leaves those out) and counts by status
     POST   /__fake__/{resource}/{id}/touch    date_modified = now
@@ -72,6 +74,17 @@ async def stats(request: Request) -> Response:
     reads to tell how hard a sync pressed the host."""
     require_auth(request, listing=False)
     return respond(hosting.request_stats(request.app.state.counters))
+
+
+@router.post("/rate-limit")
+async def drain_rate_limit(request: Request) -> Response:
+    """Drain the rate limit: the next REST request meets ``tokens`` (0: it is refused)."""
+    require_auth(request, listing=False)
+    try:
+        return respond(hosting.drain_rate_limit(request.app.state.rate_limit,
+                                                await json_object(request)))
+    except ValueError as exc:
+        raise WooError(400, "fake_rate_limit", str(exc)) from None
 
 
 @router.get("/{resource}/ids")

@@ -4,9 +4,11 @@ folder, each defining ``DRIVER``; every test of the suite runs against every dri
 A driver has ``platform``, ``stream`` (an incremental stream to exercise) and
 ``start(size=, empty=, rate_limit=, fault_rate=, page_size=, seed=)`` returning a handle with
 ``connector(bad_credentials=False, retry=None, requests_per_second=None)``, ``ids()`` (every
-id of the stream the connector must return, as its positions' ``record_id``), ``throttled()``
-(the 429s the fake answered so far) and ``stop()``. The fake must put
-several records on one timestamp, so that ties cross page boundaries. A driver may declare
+id of the stream the connector must return, as its positions' ``record_id``), ``requests()``
+and ``throttled()`` (the API requests the fake answered so far, and those its limit refused),
+``drain()`` (spends the limit: the next request is refused, however late it comes) and
+``stop()``. The fake must put several records on one timestamp, so that ties cross page
+boundaries. A driver may declare
 ``not_applicable = {"throttling" | "pacing" | "server_errors" | "bad_credentials": "why"}`` for a kind of
 source where a case means nothing (a file drop has no credentials)."""
 

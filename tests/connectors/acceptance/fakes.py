@@ -1,5 +1,6 @@
 """What the drivers of the fake shops served over HTTP share: the fake's command-line
-arguments for a case, and the handle's view of the fake (its 429s, stopping it)."""
+arguments for a case, and the handle's view of the fake (what it counted, draining its rate
+limit, stopping it)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,18 @@ class FakeHandle:
     stream: str
     page_size: int
 
+    def requests(self) -> int:
+        """The API requests the fake answered so far, refused ones included."""
+        return int(self.shop.fake().get("/stats").json().get("requests", 0))
+
     def throttled(self) -> int:
-        """The 429s the fake answered so far."""
-        return int(self.shop.fake().get("/stats").json()["throttled"])
+        """The requests the fake's rate limit refused so far."""
+        return int(self.shop.fake().get("/stats").json().get("throttled", 0))
+
+    def drain(self) -> None:
+        """Spend the fake's rate limit as other clients would just before the next request:
+        that request is refused however late it comes (refilling resumes after it)."""
+        self.shop.fake().post("/rate-limit", json={"tokens": 0}).raise_for_status()
 
     def stop(self) -> None:
         self.shop.stop()

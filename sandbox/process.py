@@ -8,8 +8,12 @@ import re
 import subprocess
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import httpx
+
+if TYPE_CHECKING:
+    from sandbox.serving import Served
 
 
 def launch_module(module: str, *args: str) -> subprocess.Popen[str]:
@@ -46,7 +50,11 @@ def wait_healthy(root: str, process: subprocess.Popen[str], what: str, timeout: 
         time.sleep(0.05)
 
 
-def stop(process: subprocess.Popen[str]) -> None:
+def stop(process: subprocess.Popen[str] | Served) -> None:
+    """Stop a server started as its own process, or one served in a thread of this one."""
+    if not isinstance(process, subprocess.Popen):
+        process.stop()
+        return
     process.terminate()
     try:
         process.wait(timeout=10)

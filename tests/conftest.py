@@ -1,4 +1,5 @@
-"""Shared fixtures: real sandboxes over localhost HTTP, one fresh shop per test, and the
+"""Shared fixtures: real sandboxes over localhost HTTP (served in a thread of the test
+process unless a test asks for a process of its own), one fresh shop per test, and the
 test PostgreSQL.
 
 PostgreSQL comes from ``SHOPSYNC_TEST_POSTGRES_URL`` (``.ci/run`` sets it from
@@ -49,8 +50,8 @@ def kpi_api(sandbox: RunningSandbox) -> httpx.Client:
 def _starter() -> Iterator[Callable[..., RunningSandbox]]:
     started: list[RunningSandbox] = []
 
-    def _start(*args: str) -> RunningSandbox:
-        running = start_sandbox(*args)
+    def _start(*args: str, own_process: bool = False) -> RunningSandbox:
+        running = start_sandbox(*args, own_process=own_process)
         started.append(running)
         return running
 
@@ -61,7 +62,8 @@ def _starter() -> Iterator[Callable[..., RunningSandbox]]:
 
 @pytest.fixture
 def start() -> Iterator[Callable[..., RunningSandbox]]:
-    """Start sandboxes with their own options; all are stopped after the test."""
+    """Start sandboxes with their own options (``own_process=True``: as a process of its
+    own, for a test whose subject is the process); all are stopped after the test."""
     yield from _starter()
 
 

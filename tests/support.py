@@ -1,6 +1,7 @@
-"""Real sandboxes for the tests: started as ``shopsync sandbox`` processes on free ports,
-keys that open new, empty shops, and a bounded wait for what another process does in its
-own time. Test modules import from here; fixtures live in ``conftest.py``."""
+"""Real sandboxes for the tests: ``shopsync sandbox`` on free ports, served in a thread of
+the test process (or, for tests whose subject is the process, started as one), keys that
+open new, empty shops, and a bounded wait for what a server does in its own time. Test
+modules import from here; fixtures live in ``conftest.py``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import httpx
 
 from sandbox import process
 from sandbox.marketing.settings import DEFAULT_KEY
+from sandbox.serving import Served
 
 _BANNER = re.compile(r"Marketing API at (http://[^\s]+/v1)")
 T = TypeVar("T")
@@ -23,10 +25,11 @@ T = TypeVar("T")
 
 @dataclass
 class RunningSandbox:
-    """A ``shopsync sandbox`` process started for the tests."""
+    """A ``shopsync sandbox`` started for the tests: its own process, or served in a thread of
+    this one."""
 
     base_url: str
-    process: subprocess.Popen[str]
+    process: subprocess.Popen[str] | Served
     clients: list[httpx.Client] = field(default_factory=list)
 
     @property
@@ -56,12 +59,29 @@ class RunningSandbox:
         process.stop(self.process)
 
 
-def start_sandbox(*args: str) -> RunningSandbox:
-    """Start ``shopsync sandbox --port 0 ARGS`` and wait until it answers."""
+def start_sandbox(*args: str, own_process: bool = False) -> RunningSandbox:
+    """``shopsync sandbox --port 0 ARGS``, answering when this returns: served in a thread of
+    the test process, or, with ``own_process``, started as its own process (for tests whose
+    subject is the process: its output, its data file across restarts)."""
+    if not own_process:
+        return _serve_sandbox(*args)
     started = process.launch_module("pipelines.cli", "sandbox", *args)
     running = RunningSandbox(process.read_banner(started, _BANNER, "the sandbox"), started)
     process.wait_healthy(running.root, started, "the sandbox", timeout=15)
     return running
+
+
+def _serve_sandbox(*args: str) -> RunningSandbox:
+    """The sandbox of ``shopsync sandbox ARGS --port 0``, from the command's own options."""
+    from pipelines.cli.servers import sandbox as command
+    from pipelines.cli.servers import sandbox_settings
+    from sandbox.marketing.serve import serve_in_thread
+
+    options = command.make_context("sandbox", [*args, "--port", "0"]).params
+    served, banner = serve_in_thread(sandbox_settings(**options))
+    match = _BANNER.search(banner)
+    assert match is not None, banner
+    return RunningSandbox(match.group(1), served)
 
 
 def new_key() -> str:

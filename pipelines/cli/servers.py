@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from sandbox.marketing.settings import SandboxSettings
 
 
 @click.command()
@@ -93,29 +97,28 @@ def sandbox(
     from pydantic import ValidationError
 
     from sandbox.marketing.serve import serve
-    from sandbox.marketing.settings import SandboxSettings, ShopKeys
 
     try:
-        settings = SandboxSettings(
-            host=host,
-            port=port,
-            **({"shops": [ShopKeys.parse(k) for k in keys]} if keys else {}),
-            accept_any_key=accept_any_key,
-            visibility_delay=visibility_delay,
-            manual_clock=manual_clock,
-            fault_rate=fault_rate,
-            drop_rate=drop_rate,
-            disconnect_rate=disconnect_rate,
-            latency_ms=latency,
-            retry_after=retry_after,
-            seed=seed,
-            data=data,
+        settings = sandbox_settings(
+            host=host, port=port, keys=keys, accept_any_key=accept_any_key,
+            visibility_delay=visibility_delay, manual_clock=manual_clock, fault_rate=fault_rate,
+            drop_rate=drop_rate, disconnect_rate=disconnect_rate, latency=latency,
+            retry_after=retry_after, seed=seed, data=data,
         )
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
             click.echo(f"error: --key: {str(err['msg']).removeprefix('Value error, ')}", err=True)
         sys.exit(2)
     serve(settings)
+
+
+def sandbox_settings(*, keys: tuple[str, ...], latency: float, **options: Any) -> SandboxSettings:
+    """The sandbox's settings from the options of ``shopsync sandbox`` (by their parameter
+    names); a bad ``--key`` raises pydantic's ``ValidationError``."""
+    from sandbox.marketing.settings import SandboxSettings, ShopKeys
+
+    shops = {"shops": [ShopKeys.parse(k) for k in keys]} if keys else {}
+    return SandboxSettings.model_validate({**options, **shops, "latency_ms": latency})
 
 
 @click.group("fake-shop")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from sandbox import serving
 from sandbox.marketing.app import OPENAPI_PATH, create_app
 from sandbox.marketing.settings import DEFAULT_KEY, DEFAULT_KPI_KEY, SandboxSettings
-from sandbox.serving import serve_app
+from sandbox.serving import Served, serve_app
 
 
 def banner(settings: SandboxSettings, port: int) -> str:
@@ -32,3 +33,10 @@ def banner(settings: SandboxSettings, port: int) -> str:
 def serve(settings: SandboxSettings) -> None:
     serve_app(lambda: create_app(settings), settings.host, settings.port,
               lambda port: banner(settings, port))
+
+
+def serve_in_thread(settings: SandboxSettings) -> tuple[Served, str]:
+    """The same sandbox served in a thread of this process (tests whose subject is not the
+    process): the server and the banner ``serve`` would print."""
+    served = serving.serve_in_thread(lambda: create_app(settings), settings.host, settings.port)
+    return served, banner(settings, served.port)

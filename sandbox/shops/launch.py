@@ -1,10 +1,15 @@
 """Starting a fake shop in a subprocess and waiting until it answers, for tests, benchmarks
 and scripts that want a real server on a free localhost port: what the four HTTP fakes
 share. Each platform's ``launch`` module keeps what is its own: the address its banner
-names, its credentials, and how its clients authenticate."""
+names, its credentials, and how its clients authenticate.
+
+``start_in_thread`` serves the same fake from the same arguments in a thread of this
+process instead (real HTTP, no process start-up): for tests whose subject is not the
+process. Its handle is the same, and stops the same way."""
 
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 from collections.abc import Callable
@@ -15,13 +20,16 @@ import httpx
 
 from sandbox import process
 
+if TYPE_CHECKING:
+    from sandbox.serving import Served
+
 
 class RunningFake:
-    """A fake shop running in its own process, and the clients opened on it (``stop`` closes
-    them). Each platform's dataclass declares ``process`` and ``clients`` and has a ``root``
-    (``http://127.0.0.1:PORT``)."""
+    """A fake shop running in its own process or in a thread of this one (``process``), and
+    the clients opened on it (``stop`` closes them). Each platform's dataclass declares
+    ``process`` and ``clients`` and has a ``root`` (``http://127.0.0.1:PORT``)."""
 
-    process: subprocess.Popen[str]
+    process: subprocess.Popen[str] | Served
     clients: list[httpx.Client]
     #: seconds a client waits for an answer (a large shop answers its first query slowly)
     timeout: ClassVar[float] = 30
@@ -55,13 +63,14 @@ R = TypeVar("R", bound=RunningFake)
 
 @dataclass(frozen=True)
 class Launcher(Generic[R]):
-    """How to start one platform's fake: ``python -m <module>``, the banner's first group is
-    the address ``running`` is made with, and ``what`` names the fake in errors."""
+    """How to start one platform's fake: ``python -m <module>`` (or, in a thread of this
+    process, ``<module>.serve_in_thread``), the banner's first group is the address
+    ``running`` is made with, and ``what`` names the fake in errors."""
 
     module: str
     banner: re.Pattern[str]
     what: str
-    running: Callable[[str, subprocess.Popen[str]], R]
+    running: Callable[[str, subprocess.Popen[str] | Served], R]
     #: seconds to wait for ``/healthz`` (a fake that generates more at startup wants more)
     timeout: float = 30
 
@@ -83,3 +92,18 @@ class Launcher(Generic[R]):
         """Start several shops at once (their startups overlap)."""
         processes = [self.launch(*args) for args in arg_lists]
         return [self.attach(p) for p in processes]
+
+    def start_in_thread(self, *args: str) -> R:
+        """The shop ``start(*args)`` gives, served in a thread of this process: it answers
+        when this returns (a bad argument raises here)."""
+        module = importlib.import_module(self.module)
+        serve: Callable[..., tuple[Served, str]] = module.serve_in_thread
+        served, banner = serve(*args, "--port", "0")
+        match = self.banner.search(banner)
+        if match is None:
+            served.stop()
+            raise RuntimeError(f"{self.what}: no address in its banner {banner!r}")
+        return self.running(match.group(1), served)
+
+    def start_many_in_thread(self, *arg_lists: tuple[str, ...]) -> list[R]:
+        return [self.start_in_thread(*args) for args in arg_lists]

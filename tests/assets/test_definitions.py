@@ -13,7 +13,7 @@ import pytest
 from pipelines.definitions import build_definitions
 from pipelines.engine.config import parse_config
 from pipelines.engine.state import StateStore
-from sandbox.shops.woocommerce.launch import attach, launch
+from sandbox.shops.woocommerce.launch import start_in_thread
 
 
 def config_for(base_url="http://127.0.0.1:9/v1", shop_url="http://127.0.0.1:9", state_url=None):
@@ -81,7 +81,7 @@ def test_the_workspace_loads_the_location_from_the_config_file(tmp_path):
 
 @pytest.fixture
 def live(sandbox, fresh_key, tmp_path, monkeypatch):
-    shop = attach(launch("--orders", "30", "--customers", "10", "--products", "5"))
+    shop = start_in_thread("--orders", "30", "--customers", "10", "--products", "5")
     state_url = f"sqlite:///{tmp_path / 'state.db'}"
     monkeypatch.setenv("T_DG_API_KEY", fresh_key())
     monkeypatch.setenv("T_DG_WC_KEY", shop.key)

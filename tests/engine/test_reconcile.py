@@ -12,7 +12,7 @@ from pipelines.engine.config import parse_config
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.sync import SETTLE
-from sandbox.shops.woocommerce.launch import attach, launch
+from sandbox.shops.woocommerce.launch import start_in_thread
 from tests.engine.support import MovableClock
 
 SOURCE = "woo"
@@ -20,7 +20,7 @@ SOURCE = "woo"
 
 @pytest.fixture(scope="module")
 def shop():
-    running = attach(launch("--orders", "300", "--customers", "40", "--products", "10"))
+    running = start_in_thread("--orders", "300", "--customers", "40", "--products", "10")
     yield running
     running.stop()
 
@@ -108,7 +108,7 @@ def test_items_that_never_show_are_parked_after_the_allowed_resends(start, shop,
 def test_source_deletes_reach_the_destination_and_a_second_pass_changes_nothing(
     start, tmp_path
 ):
-    shop = attach(launch("--orders", "5", "--customers", "8", "--products", "3"))
+    shop = start_in_thread("--orders", "5", "--customers", "8", "--products", "3")
     try:
         sandbox = start("--visibility-delay", "0")
         runner = runner_for(sandbox, shop, tmp_path)
@@ -133,7 +133,7 @@ def test_source_deletes_reach_the_destination_and_a_second_pass_changes_nothing(
 
 def test_completeness_names_every_gap_between_the_source_and_what_is_visible(start, tmp_path):
     from pipelines.engine.platforms import platform
-    from sandbox.shops.magento.launch import start as start_magento
+    from sandbox.shops.magento.launch import start_in_thread as start_magento
 
     shop = start_magento()
     try:
@@ -171,7 +171,7 @@ def test_completeness_in_a_window_of_change_time_names_a_record_not_synced_yet(
 
     from pipelines.engine.sync import Window
 
-    shop = attach(launch("--orders", "30", "--customers", "5", "--products", "3"))
+    shop = start_in_thread("--orders", "30", "--customers", "5", "--products", "3")
     try:
         sandbox = start("--visibility-delay", "0")
         runner = runner_for(sandbox, shop, tmp_path)

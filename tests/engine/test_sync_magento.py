@@ -14,7 +14,7 @@ from connectors.sources.magento import MagentoConnector
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import MappingContext
 from pipelines.engine.sync import SETTLE
-from sandbox.shops.magento.launch import RunningFakeMagento, attach, launch
+from sandbox.shops.magento.launch import RunningFakeMagento, start_in_thread
 from tests.engine.support import (
     EngineSetup,
     EveryPlatform,
@@ -30,8 +30,8 @@ OPTIONS = {"order_statuses": {"ready_for_pickup": "Ready for Pickup"}}
 
 @pytest.fixture
 def shop() -> Iterator[RunningFakeMagento]:
-    running = attach(launch("--orders", "80", "--customers", "25", "--products", "12",
-                            "--carts", "15", "--seed", "5", "--timezone", "America/New_York"))
+    running = start_in_thread("--orders", "80", "--customers", "25", "--products", "12",
+                              "--carts", "15", "--seed", "5", "--timezone", "America/New_York")
     yield running
     running.stop()
 

@@ -18,7 +18,7 @@ from pipelines.engine.mappings.base import MappingContext
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.sync import SETTLE
-from sandbox.shops.prestashop.launch import RunningFakeShop, attach, launch
+from sandbox.shops.prestashop.launch import RunningFakeShop, start_in_thread
 from tests.engine.support import (
     EngineSetup,
     EveryPlatform,
@@ -38,8 +38,8 @@ ROUTES = {"statuses": "/orders-statuses", "carriers": "/orders-carriers",
 
 
 def start_shop() -> RunningFakeShop:
-    return attach(launch("--orders", "80", "--customers", "25", "--products", "12",
-                         "--seed", "5", "--timezone", ZONE))
+    return start_in_thread("--orders", "80", "--customers", "25", "--products", "12",
+                           "--seed", "5", "--timezone", ZONE)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import MappingContext
 from pipelines.engine.state import ItemStatus
 from pipelines.engine.sync import SETTLE
-from sandbox.shops.shopify.launch import RunningFakeShopify, attach, launch
+from sandbox.shops.shopify.launch import RunningFakeShopify, start_in_thread
 from tests.engine.support import (
     EngineSetup,
     EveryPlatform,
@@ -32,9 +32,9 @@ OPTIONS = {"bulk_threshold": 40, "bulk_poll_interval": 0.05}
 
 @pytest.fixture
 def shop() -> Iterator[RunningFakeShopify]:
-    running = attach(launch("--orders", "80", "--customers", "25", "--products", "12",
-                            "--seed", "5", "--bucket-size", "50000", "--restore-rate", "50000",
-                            "--bulk-latency", "0.05"))
+    running = start_in_thread("--orders", "80", "--customers", "25", "--products", "12",
+                              "--seed", "5", "--bucket-size", "50000", "--restore-rate", "50000",
+                              "--bulk-latency", "0.05")
     yield running
     running.stop()
 

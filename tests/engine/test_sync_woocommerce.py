@@ -19,7 +19,7 @@ from pipelines.engine.platforms.woocommerce import OPTIONS
 from pipelines.engine.runner import open_connector
 from pipelines.engine.state import ItemStatus
 from pipelines.engine.sync import SETTLE, Window
-from sandbox.shops.woocommerce.launch import RunningFakeShop, attach, launch
+from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
 from tests.engine.support import (
     EngineSetup,
     EveryPlatform,
@@ -34,8 +34,8 @@ SOURCE = "woo"
 
 @pytest.fixture
 def shop() -> Iterator[RunningFakeShop]:
-    running = attach(launch("--orders", "80", "--customers", "25", "--products", "12",
-                            "--seed", "5"))
+    running = start_in_thread("--orders", "80", "--customers", "25", "--products", "12",
+                              "--seed", "5")
     yield running
     running.stop()
 
@@ -219,7 +219,10 @@ def test_a_record_breaking_a_blocking_expectation_is_held_until_the_source_is_fi
                for r in held.errors), held.errors
     assert str(coupon) not in {v["voucher_id"] for v in setup.listed("/vouchers")}
 
-    fake.put(f"/coupons/{coupon}", json={"amount": "15.00"})  # fixed at the source
+    # fixed at the source a second later (WooCommerce's change times are whole seconds:
+    # in the first change's second the fix would not sort after the cursor)
+    fake.post("/clock", json={"advance": 1})
+    fake.put(f"/coupons/{coupon}", json={"amount": "15.00"})
     setup.clock.advance(SETTLE)
     (report,) = setup.run(streams=["coupons"])
 

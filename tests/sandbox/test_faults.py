@@ -105,7 +105,8 @@ def test_injected_faults_are_counted_by_status(start):
 def test_dropped_connections_come_before_or_after_the_write_is_applied(start):
     """The client cannot tell the two halves apart; the store can: a drop after the handler
     kept the write. uvicorn must not log a line per drop (nobody reads a test's pipe)."""
-    running = start("--disconnect-rate", "0.3", "--seed", "6", "--visibility-delay", "0")
+    running = start("--disconnect-rate", "0.3", "--seed", "6", "--visibility-delay", "0",
+                    own_process=True)
     client = running.client()
     answered: set[str] = set()
     dropped: set[str] = set()

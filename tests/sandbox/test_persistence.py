@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+
+import pytest
+
 from connectors.marketing.samples import sample_item
+
+
+@pytest.fixture
+def start(start):
+    """Sandboxes of their own process: the state must survive the process's end."""
+    return functools.partial(start, own_process=True)
 
 
 def test_state_survives_a_restart_with_the_same_data_file(start, tmp_path):

@@ -1,18 +1,21 @@
 """Starting a fake Shopify shop in a subprocess and waiting until it answers: for tests,
 benchmarks and scripts that want a real server on a free localhost port (the shared part is
-``sandbox.shops.launch``)."""
+``sandbox.shops.launch``); ``start_in_thread`` serves it in a thread of this process."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
 from sandbox.shops.shopify.settings import DEFAULT_TOKEN
+
+if TYPE_CHECKING:
+    from sandbox.serving import Served
 
 VERSION = "2025-10"
 
@@ -20,7 +23,7 @@ VERSION = "2025-10"
 @dataclass
 class RunningFakeShopify(RunningFake):
     root: str  # http://127.0.0.1:PORT
-    process: subprocess.Popen[str]
+    process: subprocess.Popen[str] | Served
     token: str = DEFAULT_TOKEN
     clients: list[httpx.Client] = field(default_factory=list)
     #: bulk operations and large shops answer slower than the REST fakes
@@ -50,3 +53,4 @@ _LAUNCHER = Launcher("sandbox.shops.shopify.serve", re.compile(r"shopify at (htt
 launch = _LAUNCHER.launch
 attach = _LAUNCHER.attach
 start = _LAUNCHER.start
+start_in_thread = _LAUNCHER.start_in_thread

@@ -1,24 +1,27 @@
 """Starting a fake WooCommerce shop in a subprocess and waiting until it answers: for tests,
 benchmarks and scripts that want a real server on a free localhost port (the shared part is
-``sandbox.shops.launch``)."""
+``sandbox.shops.launch``); ``start_in_thread`` serves it in a thread of this process."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
 from sandbox.shops.woocommerce.settings import DEFAULT_CONSUMER_KEY, DEFAULT_CONSUMER_SECRET
 
+if TYPE_CHECKING:
+    from sandbox.serving import Served
+
 
 @dataclass
 class RunningFakeShop(RunningFake):
     api_url: str  # http://127.0.0.1:PORT/wp-json/wc/v3
-    process: subprocess.Popen[str]
+    process: subprocess.Popen[str] | Served
     key: str = DEFAULT_CONSUMER_KEY
     secret: str = DEFAULT_CONSUMER_SECRET
     clients: list[httpx.Client] = field(default_factory=list)
@@ -42,4 +45,6 @@ _LAUNCHER = Launcher("sandbox.shops.woocommerce.serve",
 launch = _LAUNCHER.launch
 attach = _LAUNCHER.attach
 start = _LAUNCHER.start
+start_in_thread = _LAUNCHER.start_in_thread
 start_many = _LAUNCHER.start_many
+start_many_in_thread = _LAUNCHER.start_many_in_thread

@@ -8,7 +8,7 @@ import httpx
 
 from connectors.http.retry import RetryPolicy
 from connectors.sources.magento import MagentoConnector
-from sandbox.shops.magento.launch import RunningFakeMagento, attach, launch
+from sandbox.shops.magento.launch import RunningFakeMagento, start_in_thread
 from tests.connectors.acceptance.fakes import FakeHandle, fake_args, rate_limit_args
 
 
@@ -36,7 +36,7 @@ class Driver:
     def start(self, *, size: int = 120, empty: bool = False, rate_limit: float | None = None,
               fault_rate: float = 0.0, page_size: int = 20, seed: int = 1) -> Handle:
         args = fake_args(size=size, empty=empty, seed=seed, fault_rate=fault_rate)
-        return Handle(attach(launch(*args, *rate_limit_args(rate_limit))), self.stream,
+        return Handle(start_in_thread(*args, *rate_limit_args(rate_limit)), self.stream,
                       page_size)
 
 

@@ -15,15 +15,16 @@ import httpx
 
 from connectors.http.retry import RetryPolicy
 from connectors.sources.shopify import ShopifyConnector
-from sandbox.shops.shopify.launch import RunningFakeShopify, attach, launch
-from tests.connectors.acceptance.fakes import fake_args
+from sandbox.shops.shopify.launch import RunningFakeShopify, start_in_thread
+from tests.connectors.acceptance.fakes import FakeHandle, fake_args
 
 
 @dataclass
-class Handle:
+class Handle(FakeHandle):
+    """Shopify's limit is the cost bucket: ``throttled()`` counts its THROTTLED answers and
+    ``drain()`` empties it for the next query."""
+
     shop: RunningFakeShopify
-    stream: str
-    page_size: int
 
     def connector(self, *, bad_credentials: bool = False,
                   retry: RetryPolicy | None = None) -> ShopifyConnector:
@@ -36,8 +37,8 @@ class Handle:
                          headers={"X-Shopify-Access-Token": self.shop.token}).json()
         return {str(i) for i in body["ids"]}
 
-    def stop(self) -> None:
-        self.shop.stop()
+    def drain(self) -> None:
+        self.shop.fake().post("/bucket", json={"available": 0}).raise_for_status()
 
 
 class Driver:
@@ -53,7 +54,7 @@ class Driver:
         args = fake_args(size=size, empty=empty, seed=seed, fault_rate=fault_rate)
         points = 50 * rate_limit if rate_limit else 1_000_000
         args += ["--bucket-size", str(points), "--restore-rate", str(points)]
-        return Handle(attach(launch(*args)), self.stream, page_size)
+        return Handle(start_in_thread(*args), self.stream, page_size)
 
 
 DRIVER = Driver()

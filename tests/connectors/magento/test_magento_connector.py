@@ -29,7 +29,7 @@ from connectors.sources.base import (
 )
 from connectors.sources.magento import MagentoApiError, MagentoConnector
 from connectors.sources.magento.connector import DEFAULT_STATUSES, ENDPOINTS, position_of
-from sandbox.shops.magento.launch import RunningFakeMagento, start
+from sandbox.shops.magento.launch import RunningFakeMagento, start_in_thread
 
 #: patient in attempts, without the waits (Retry-After is capped to 10 ms)
 FAST = RetryPolicy(max_attempts=12, initial_backoff=0.001, max_backoff=0.01, jitter=0.005,
@@ -41,7 +41,7 @@ Start = Callable[..., RunningFakeMagento]
 @pytest.fixture(scope="module")
 def shop() -> Iterator[RunningFakeMagento]:
     """The default fake shop (seed 0: 50 customers, 200 orders, 30 products), never changed."""
-    running = start()
+    running = start_in_thread()
     yield running
     running.stop()
 
@@ -52,7 +52,7 @@ def start_shop() -> Iterator[Start]:
     started: list[RunningFakeMagento] = []
 
     def _start(*args: str) -> RunningFakeMagento:
-        started.append(start(*args))
+        started.append(start_in_thread(*args))
         return started[-1]
 
     yield _start

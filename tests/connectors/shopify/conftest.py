@@ -1,4 +1,5 @@
-"""Fake Shopify shops for the connector tests, started as real subprocesses."""
+"""Fake Shopify shops for the connector tests: real servers on localhost, in a thread of the
+test process."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from connectors.sources.shopify import throttle
-from sandbox.shops.shopify.launch import RunningFakeShopify, start
+from sandbox.shops.shopify.launch import RunningFakeShopify, start_in_thread
 
 #: a bucket large enough that the tests read rather than wait (the throttling tests shrink it)
 ROOMY = ("--bucket-size", "1000000", "--restore-rate", "1000000", "--bulk-latency", "0")
@@ -24,7 +25,7 @@ def fresh_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def shop() -> Iterator[RunningFakeShopify]:
     """A shop never changed by the tests of a module."""
-    running = start("--orders", "150", "--customers", "30", "--products", "12", *ROOMY)
+    running = start_in_thread("--orders", "150", "--customers", "30", "--products", "12", *ROOMY)
     yield running
     running.stop()
 
@@ -35,8 +36,8 @@ def start_shop() -> Iterator[Callable[..., RunningFakeShopify]]:
     started: list[RunningFakeShopify] = []
 
     def _start(*args: str, roomy: bool = True) -> RunningFakeShopify:
-        started.append(start("--orders", "60", "--customers", "10", "--products", "6",
-                             *(ROOMY if roomy else ()), *args))
+        started.append(start_in_thread("--orders", "60", "--customers", "10", "--products",
+                                       "6", *(ROOMY if roomy else ()), *args))
         return started[-1]
 
     yield _start

@@ -1,4 +1,5 @@
-"""Fake WooCommerce shops for the connector tests, started as real subprocesses."""
+"""Fake WooCommerce shops for the connector tests: real servers on localhost, in a thread of the
+test process."""
 
 from __future__ import annotations
 
@@ -6,13 +7,13 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from sandbox.shops.woocommerce.launch import RunningFakeShop, start
+from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
 
 
 @pytest.fixture(scope="module")
 def shop() -> Iterator[RunningFakeShop]:
     """The default fake shop (seed 0: 50 customers, 200 orders, 30 products), never changed."""
-    running = start()
+    running = start_in_thread()
     yield running
     running.stop()
 
@@ -23,7 +24,7 @@ def start_shop() -> Iterator[Callable[..., RunningFakeShop]]:
     started: list[RunningFakeShop] = []
 
     def _start(*args: str) -> RunningFakeShop:
-        started.append(start(*args))
+        started.append(start_in_thread(*args))
         return started[-1]
 
     yield _start

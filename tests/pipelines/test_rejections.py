@@ -1,18 +1,22 @@
 """Rejections a person can work with: grouped, shown, exported, retried after a fix, and
-never retried forever."""
+never retried forever.
+
+The commands run in this process (click's runner, with the environment they would get):
+the subject is what they do with rejections; tests/pipelines/test_cli.py runs the command
+line as its own process."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-import os
 import subprocess
-import sys
 
 import pytest
+from click.testing import CliRunner
 
-from sandbox.shops.woocommerce.launch import attach, launch
+from pipelines.cli import main
+from sandbox.shops.woocommerce.launch import start_in_thread
 
 CONFIG = """
 destination: {{base_url: "{base}", api_key_env: RJ_API_KEY}}
@@ -31,7 +35,7 @@ BAD_MAPPING = "    mapping: {customers: {set: {id_data_source: 999}}}"
 
 @pytest.fixture(scope="module")
 def shop():
-    running = attach(launch("--orders", "0", "--customers", "6", "--products", "0"))
+    running = start_in_thread("--orders", "0", "--customers", "6", "--products", "0")
     yield running
     running.stop()
 
@@ -39,7 +43,7 @@ def shop():
 @pytest.fixture
 def operator(sandbox, shop, tmp_path, fresh_key):
     path = tmp_path / "shops.yaml"
-    env = {**os.environ, "SHOPSYNC_CONFIG": str(path), "RJ_API_KEY": fresh_key(),
+    env = {"SHOPSYNC_CONFIG": str(path), "RJ_API_KEY": fresh_key(),
            "RJ_WC_KEY": shop.key, "RJ_WC_SECRET": shop.secret}
 
     def configure(mapping: str) -> None:
@@ -47,8 +51,9 @@ def operator(sandbox, shop, tmp_path, fresh_key):
                                       shop=shop.root, mapping=mapping))
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env,
-                              capture_output=True, check=False, text=True, timeout=120)
+        result = CliRunner().invoke(main, list(args), env=env)
+        return subprocess.CompletedProcess(["shopsync", *args], result.exit_code,
+                                           result.stdout, result.stderr)
 
     run.configure = configure  # type: ignore[attr-defined]
     return run

@@ -39,6 +39,7 @@ def test_a_source_of_every_platform_syncs_in_one_dagster_run(sandbox, fresh_key,
             monkeypatch.setenv(variable, value)
         sources.append({"name": f"{name}_shop", "platform": name,
                         "connection": spec.connection(server.url), "lookback_seconds": 0,
+                        "resources": ["orders"],
                         "data_source": {"label": f"{name} shop"}})
     monkeypatch.setenv("MIXED_API_KEY", fresh_key())
     config = parse_config({"destination": {"base_url": sandbox.base_url,

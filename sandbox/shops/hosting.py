@@ -38,25 +38,37 @@ class HostingSettings(Protocol):
 
 
 class TokenBucket:
-    """``rate`` requests per second with bursts of up to ``rate`` (at least one).
+    """``rate`` tokens per second with bursts of up to ``capacity`` (default: ``rate``, at
+    least one): the host's request limit, and the Shopify fake's cost bucket.
 
     ``clock`` is the time it refills by (tests pass their own to check the arithmetic)."""
 
-    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, rate: float, capacity: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.rate = rate
-        self.capacity = max(1.0, rate)
+        self.capacity = max(1.0, rate) if capacity is None else capacity
         self.tokens = self.capacity
         self.clock = clock
         self.at = clock()
         self.held = False
 
-    def take(self) -> float:
-        """0 when the request may pass, else the seconds until a token is back."""
+    def level(self) -> float:
+        """The tokens there are now: refilled since the last look, unless a drain holds."""
         now = self.clock()
         if not self.held:
             self.tokens = min(self.capacity, self.tokens + max(0.0, now - self.at) * self.rate)
-        self.at, self.held = now, False
-        if self.tokens >= 1:
+        self.at = now
+        return self.tokens
+
+    def meet(self) -> float:
+        """The tokens a request finds (a drain holds until one has)."""
+        level = self.level()
+        self.held = False
+        return level
+
+    def take(self) -> float:
+        """0 when the request may pass, else the seconds until a token is back."""
+        if self.meet() >= 1:
             self.tokens -= 1
             return 0.0
         return (1 - self.tokens) / self.rate

@@ -223,7 +223,7 @@ def run(store: Store, body: dict[str, Any], base_url: str) -> dict[str, Any]:
         return {"errors": [{"message": "Throttled", "extensions": {
                     "code": "THROTTLED", "documentation": DOCS}}],
                 "extensions": {"cost": _cost(requested, None, store)}}
-    bucket.available -= requested
+    bucket.tokens -= requested
     store.stats["cost_requested"] += requested
     resolve = resolve_mutation_field if mutation else resolve_query_field
     try:
@@ -231,11 +231,11 @@ def run(store: Store, body: dict[str, Any], base_url: str) -> dict[str, Any]:
         for node in _top_fields(ctx, operation):
             data[key(node)] = resolve(ctx, node)
     except QueryError as exc:
-        bucket.available = min(bucket.size, bucket.available + requested)
+        bucket.tokens = min(bucket.capacity, bucket.tokens + requested)
         store.stats["cost_requested"] -= requested
         return {"errors": [exc.body], "extensions": {"cost": _cost(requested, None, store)}}
     actual = min(requested, ctx.actual + (MUTATION_COST if mutation else 0))
-    bucket.available = min(bucket.size, bucket.available + requested - actual)
+    bucket.tokens = min(bucket.capacity, bucket.tokens + requested - actual)
     store.stats["cost_actual"] += actual
     extensions: dict[str, Any] = {"cost": _cost(requested, actual, store)}
     if ctx.warnings:

@@ -3,11 +3,11 @@ the cost buckets and the bulk operations."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter, defaultdict
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sandbox.shops.hosting import TokenBucket
 from sandbox.shops.shopify import names, records
 from sandbox.shops.shopify.data import BASE, Row, generate
 from sandbox.shops.shopify.settings import FakeShopifySettings
@@ -37,36 +37,16 @@ class Table:
         return found
 
 
-class Bucket:
-    """The app's cost bucket on the shop: ``size`` points refilled at ``rate`` per second."""
+class Bucket(TokenBucket):
+    """The app's cost bucket on the shop: ``capacity`` points refilled at ``rate`` per
+    second; a query spends its cost in points (``roots.run``)."""
 
     def __init__(self, size: float, rate: float) -> None:
-        self.size, self.rate = size, rate
-        self.available, self.at = size, time.monotonic()
-        self.held = False
-
-    def level(self) -> float:
-        now = time.monotonic()
-        if not self.held:
-            self.available = min(self.size, self.available + (now - self.at) * self.rate)
-        self.at = now
-        return self.available
-
-    def drain(self, available: float) -> None:
-        """Leave ``available`` points for the next query, however late it comes (refilling
-        resumes once a query met them), as another app spending the bucket just before it
-        would: a test then sees THROTTLED without racing the refill."""
-        self.available, self.held = max(0.0, min(self.size, available)), True
-
-    def meet(self) -> float:
-        """The points a query finds (a drain holds until one has)."""
-        level = self.level()
-        self.held = False
-        return level
+        super().__init__(rate, capacity=size)
 
     def status(self) -> dict[str, float]:
-        return {"maximumAvailable": float(self.size), "currentlyAvailable": int(self.level()),
-                "restoreRate": float(self.rate)}
+        return {"maximumAvailable": float(self.capacity),
+                "currentlyAvailable": int(self.level()), "restoreRate": float(self.rate)}
 
 
 class Store(Clock):

@@ -10,6 +10,7 @@ PostgreSQL comes from ``SHOPSYNC_TEST_POSTGRES_URL`` (``.ci/run`` sets it from
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -18,6 +19,12 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import OperationalError
 
 from tests.support import RunningSandbox, new_key, new_kpi_key, start_sandbox
+
+# Keep compiled modules (and pytest's rewritten test modules) between processes even where
+# PYTHONDONTWRITEBYTECODE is set, as in CI's container: each xdist worker and each command
+# a test starts would otherwise compile the project and the tests from source again, about
+# 4 CPU-seconds a worker.
+sys.dont_write_bytecode = False
 
 POSTGRES_ENV = "SHOPSYNC_TEST_POSTGRES_URL"
 SKIP_ENV = "SHOPSYNC_SKIP_POSTGRES"

@@ -8,7 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 
+from pipelines.cli import main
 from sandbox.shops.woocommerce.launch import attach, launch
 
 
@@ -38,7 +40,15 @@ sources:
         return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env,
                               capture_output=True, check=False, text=True, timeout=120)
 
+    def here(*args: str) -> subprocess.CompletedProcess[str]:
+        """The same command in this process, for the steps a test arranges with or reads
+        back: one real process per test is enough to show the process's own behaviour."""
+        result = CliRunner().invoke(main, list(args), env=env)
+        return subprocess.CompletedProcess(["shopsync", *args], result.exit_code,
+                                           result.stdout, result.stderr)
+
     run.env = env  # type: ignore[attr-defined]
+    run.here = here  # type: ignore[attr-defined]
     return run
 
 
@@ -60,7 +70,7 @@ def test_check_config_fails_on_refused_credentials_without_a_traceback(operator)
 
 
 def test_dry_run_then_sync_then_status(operator):
-    dry = json.loads(operator("sync", "--dry-run", "--json").stdout)
+    dry = json.loads(operator.here("sync", "--dry-run", "--json").stdout)
     orders = next(r for r in dry if r["stream"] == "orders")
     assert orders["counts"]["orders"]["pushed"] > 0
     assert orders["samples"]["orders"][0]["order_id"]
@@ -70,14 +80,14 @@ def test_dry_run_then_sync_then_status(operator):
     assert "woo/orders/orders" in done.stdout
     assert "records read" in done.stderr  # progress
 
-    status = json.loads(operator("status", "--json").stdout)["woo"]
+    status = json.loads(operator.here("status", "--json").stdout)["woo"]
     assert status["cursors"]["orders"] is not None
     accepted = status["items"]["orders"]["accepted"]
     assert accepted == orders["counts"]["orders"]["pushed"]
 
 
 def test_backfill_rereads_a_window(operator):
-    operator("sync")
+    assert operator.here("sync").returncode == 0
     done = operator("backfill", "--source", "woo", "--resource", "orders",
                     "--start", "2000-01-01", "--end", "2100-01-01", "--json")
     assert done.returncode == 0, done.stderr

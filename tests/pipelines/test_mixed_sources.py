@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import dagster as dg
@@ -13,32 +16,48 @@ from pipelines.engine.config import parse_config
 from pipelines.engine.platforms import names, platform
 from pipelines.engine.state import StateStore
 
+#: the platforms whose fake is an HTTP server: served in a thread of the test (the run, not
+#: the servers' processes, is what this test is about); the others are made by their command
+SERVED = ("woocommerce", "prestashop", "magento", "shopify")
+
+
+@dataclass
+class Fake:
+    url: str
+    stop: Callable[[], None]
+
 
 @pytest.fixture
 def fakes():
-    started = {}
+    started: dict[str, Fake] = {}
     try:
         for name in names():
             spec = platform(name).demo
             assert spec is not None, f"{name} has no demo fake"
-            started[name] = start_server(
-                [*spec.command, "--port", "0", *spec.sizes(40, 15, 8)], spec.banner)
+            sizes = spec.sizes(40, 15, 8)
+            if name in SERVED:
+                launch = importlib.import_module(f"sandbox.shops.{name}.launch")
+                shop = launch.start_in_thread(*sizes)
+                started[name] = Fake(shop.root, shop.stop)
+            else:
+                server = start_server([*spec.command, "--port", "0", *sizes], spec.banner)
+                started[name] = Fake(server.url, server.stop)
         yield started
     finally:
-        for server in started.values():
-            server.stop()
+        for fake in started.values():
+            fake.stop()
 
 
 def test_a_source_of_every_platform_syncs_in_one_dagster_run(sandbox, fresh_key, fakes,
                                                              tmp_path, monkeypatch):
     state_url = f"sqlite:///{tmp_path / 'state.db'}"
     sources = []
-    for name, server in fakes.items():
+    for name, fake in fakes.items():
         spec = platform(name).demo
         for variable, value in spec.env.items():
             monkeypatch.setenv(variable, value)
         sources.append({"name": f"{name}_shop", "platform": name,
-                        "connection": spec.connection(server.url), "lookback_seconds": 0,
+                        "connection": spec.connection(fake.url), "lookback_seconds": 0,
                         "resources": ["orders"],
                         "data_source": {"label": f"{name} shop"}})
     monkeypatch.setenv("MIXED_API_KEY", fresh_key())

@@ -2,9 +2,10 @@
 
 The cost bucket is made large for the ordinary cases (paged reads cost points; the suite
 tests reading, not waiting) and small for ``rate_limit``: ``R`` requests per second become a
-bucket of ``50·R`` points refilled at ``50·R`` points per second, so pages wait for it and a
-page dearer than it is made smaller. Bulk operations are off: the suite walks pages, where
-ties cross page boundaries (the connector's own tests cover bulk reads)."""
+bucket of ``50·R`` points, so pages wait for it and a page dearer than it is made smaller,
+refilled at ``500·R`` points per second (the waits are what is tested, not their length).
+Bulk operations are off: the suite walks pages, where ties cross page boundaries (the
+connector's own tests cover bulk reads)."""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ class Driver:
               fault_rate: float = 0.0, page_size: int = 20, seed: int = 1) -> Handle:
         args = fake_args(size=size, empty=empty, seed=seed, fault_rate=fault_rate)
         points = 50 * rate_limit if rate_limit else 1_000_000
-        args += ["--bucket-size", str(points), "--restore-rate", str(points)]
+        restore = 10 * points if rate_limit else points
+        args += ["--bucket-size", str(points), "--restore-rate", str(restore)]
         return Handle(start_in_thread(*args), self.stream, page_size)
 
 

@@ -155,7 +155,7 @@ def test_the_budget_waits_before_queries_instead_of_being_throttled(start_shop: 
 
 
 def test_throttled_answers_are_waited_out_never_failed(start_shop: Start) -> None:
-    running = start_shop("--bucket-size", "300", "--restore-rate", "3000", roomy=False)
+    running = start_shop("--bucket-size", "300", "--restore-rate", "30000", roomy=False)
     fake = running.fake()
 
     source = connector(running, bulk_threshold=0, page_size=5)

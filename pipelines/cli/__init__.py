@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import click
 
+from pipelines.cli.check import check_config
 from pipelines.cli.demo import demo, dev
+from pipelines.cli.reconcile import reconcile
 from pipelines.cli.rejections import rejections
 from pipelines.cli.servers import fake_shop, sandbox
-from pipelines.cli.sync import backfill, check_config, reconcile, status, sync
+from pipelines.cli.status import status
+from pipelines.cli.sync import backfill, sync
 
 
 @click.group()

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from pipelines.cli.sync import _load, _sources, config_option, friendly_errors
+from pipelines.cli.common import config_option, friendly_errors, load, pick_sources
 
 STATUSES = ("rejected", "parked")
 
@@ -21,7 +21,7 @@ def _entries(config: Any, sources: tuple[str, ...], resource: str | None) -> Ite
     from pipelines.engine.runner import SourceRunner
     from pipelines.engine.state import ItemStatus
 
-    for source in _sources(config, sources):
+    for source in pick_sources(config, sources):
         runner = SourceRunner.for_source(config, source.name)
         try:
             resources = [resource] if resource else list(runner.state.counts(source.name))
@@ -65,7 +65,7 @@ def list_(config_path: str | None, sources: tuple[str, ...], resource: str | Non
           as_json: bool) -> None:
     """Rejected and parked items grouped by the API's error message."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for entry in _entries(_load(config_path), sources, resource):
+    for entry in _entries(load(config_path), sources, resource):
         for error in entry["errors"] or ["(no message)"]:
             groups.setdefault((entry["source"], entry["resource"], error), []).append(entry)
     rows: list[dict[str, Any]] = [
@@ -92,7 +92,7 @@ def list_(config_path: str | None, sources: tuple[str, ...], resource: str | Non
 @friendly_errors
 def show(config_path: str | None, sources: tuple[str, ...], resource: str, key: str) -> None:
     """One rejected item: its errors, the payload that was sent, its source record."""
-    for entry in _entries(_load(config_path), sources, resource):
+    for entry in _entries(load(config_path), sources, resource):
         if entry["key"] == key:
             click.echo(json.dumps(entry, indent=2, ensure_ascii=False))
             return
@@ -111,7 +111,7 @@ def show(config_path: str | None, sources: tuple[str, ...], resource: str, key: 
 def export(config_path: str | None, sources: tuple[str, ...], resource: str | None, fmt: str,
            output: Any) -> None:
     """Every rejected and parked item, with its errors and payload, as CSV or JSON."""
-    entries = list(_entries(_load(config_path), sources, resource))
+    entries = list(_entries(load(config_path), sources, resource))
     if fmt == "json":
         json.dump(entries, output, indent=2, ensure_ascii=False)
         output.write("\n")
@@ -134,8 +134,8 @@ def retry(config_path: str | None, sources: tuple[str, ...], resources: tuple[st
     """Map rejected and parked items again from the source and send them (after a fix)."""
     from pipelines.engine.runner import SourceRunner
 
-    config = _load(config_path)
-    for source in _sources(config, sources):
+    config = load(config_path)
+    for source in pick_sources(config, sources):
         runner = SourceRunner.for_source(config, source.name)
         try:
             reports = asyncio.run(runner.retry_rejections(list(resources) or None))

@@ -1,55 +1,16 @@
-"""``shopsync sync``, ``backfill``, ``status`` and ``check-config``."""
+"""``shopsync sync`` and ``backfill``."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import sys
-from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import click
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
-config_option = click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), default=None,
-    help="The sources file (default: $SHOPSYNC_CONFIG, else ./shops.yaml).",
-)
-
-
-def friendly_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn the errors a user can fix into a message and an exit code, not a traceback."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        from connectors.marketing.errors import ClientConfigError, MarketingApiError
-        from connectors.sources.base import SourceError
-        from pipelines.engine.config import ConfigError
-
-        try:
-            return fn(*args, **kwargs)
-        except ConfigError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(2)
-        except (ClientConfigError, MarketingApiError, SourceError) as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(1)
-
-    return wrapper
-
-
-def _load(config_path: str | None) -> Any:
-    from pipelines.engine.config import load_config
-
-    return load_config(config_path)
-
-
-def _sources(config: Any, names: tuple[str, ...]) -> list[Any]:
-    return [config.source(n) for n in names] if names else list(config.sources)
+from pipelines.cli.common import config_option, friendly_errors, load, pick_sources
 
 
 def _progress(report: Any) -> None:
@@ -87,9 +48,9 @@ def sync(config_path: str | None, sources: tuple[str, ...], streams: tuple[str, 
     """Sync sources incrementally from their stored cursors."""
     from pipelines.engine.runner import SourceRunner
 
-    config = _load(config_path)
+    config = load(config_path)
     reports = []
-    for source in _sources(config, sources):
+    for source in pick_sources(config, sources):
         runner = SourceRunner.for_source(config, source.name)
         reports += asyncio.run(runner.run(list(streams) or None, dry_run=dry_run,
                                           progress=None if as_json else _progress))
@@ -142,7 +103,7 @@ def backfill(config_path: str | None, source: str, resources: tuple[str, ...], s
     first, last = _day(start), _day(end)
     if last < first:
         raise click.BadParameter("--end is before --start")
-    config = _load(config_path)
+    config = load(config_path)
     runner = SourceRunner.for_source(config, source)
     plan = runner.plan()
     streams = [s for s, rs in plan.items() if set(rs) & set(resources)]
@@ -155,135 +116,3 @@ def backfill(config_path: str | None, source: str, resources: tuple[str, ...], s
     reports = asyncio.run(runner.run(streams, window=window, only=set(resources),
                                      progress=None if as_json else _progress))
     _show(reports, as_json, False)
-
-
-@click.command()
-@config_option
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-@friendly_errors
-def status(config_path: str | None, as_json: bool) -> None:
-    """Per source: cursors, items by state, why items were held back, reconciliation trend."""
-    from pipelines.engine.report import summarize
-    from pipelines.engine.runner import SourceRunner
-
-    config = _load(config_path)
-    out: dict[str, Any] = {}
-    for source in config.sources:
-        runner = SourceRunner.for_source(config, source.name)
-        state = runner.state
-        try:
-            cursors = {}
-            for stream in runner.plan():
-                position = state.get_cursor(source.name, stream)
-                cursors[stream] = (f"{position.changed_at.isoformat()} #{position.record_id}"
-                                   if position else None)
-            summary = summarize(state, source.name)
-            runs = [{"stream": r.resource, "kind": r.kind, "status": r.status,
-                     "started_at": str(r.started_at), "counts": r.counts}
-                    for r in state.recent_runs(source.name, limit=5)]
-        finally:
-            state.close()
-        out[source.name] = {"cursors": cursors, "items": summary.items,
-                            "held_back": summary.reasons, "runs": runs,
-                            "markdown": summary.markdown()}
-    if as_json:
-        click.echo(json.dumps({k: {f: v for f, v in info.items() if f != "markdown"}
-                               for k, info in out.items()}, indent=2, default=str))
-        return
-    for info in out.values():
-        click.echo(info["markdown"])
-        click.echo("")
-        for stream, cursor in info["cursors"].items():
-            click.echo(f"cursor {stream:<12} {cursor or '(not synced yet)'}")
-        click.echo("")
-
-
-@click.command("check-config")
-@config_option
-@friendly_errors
-def check_config(config_path: str | None) -> None:
-    """Validate the configuration and try every connection's credentials."""
-    import os
-
-    from pipelines.engine.config import ConfigError
-    from pipelines.engine.runner import open_client, open_connector, selected_resources
-
-    config = _load(config_path)
-    problems: list[str] = []
-
-    async def probe() -> None:
-        try:
-            async with open_client(config, os.environ) as client:
-                await client.list_data_sources()
-            click.echo(f"ok    destination {config.destination.base_url}")
-        # any failure (address, key, network, the API's answer) is reported as one line,
-        # and the sources are still probed
-        except Exception as exc:  # noqa: BLE001
-            problems.append(f"destination {config.destination.base_url}: {exc}")
-        for source in config.sources:
-            try:
-                selected_resources(source)
-                connector = open_connector(source, os.environ)
-                try:
-                    await connector.check()
-                finally:
-                    await connector.aclose()
-                click.echo(f"ok    source {source.name} ({source.platform} {source.connection.url})")
-            except ConfigError as exc:
-                problems.extend(f"source {source.name}: {p}" for p in exc.problems)
-            # any other failure (connection, credentials, the platform's answer) is reported
-            # as one line, and the remaining sources are still probed
-            except Exception as exc:  # noqa: BLE001
-                problems.append(f"source {source.name}: {exc}")
-
-    asyncio.run(probe())
-    for problem in problems:
-        click.echo(f"FAIL  {problem}", err=True)
-    if problems:
-        sys.exit(1)
-
-
-@click.command()
-@config_option
-@click.option("--source", "sources", multiple=True, help="Reconcile only this source (repeatable).")
-@click.option("--deadline", default=600.0, show_default=True, type=click.FloatRange(min=0),
-              help="Seconds an accepted item may take to become visible before it is re-sent.")
-@click.option("--max-resends", default=3, show_default=True, type=click.IntRange(min=0),
-              help="Re-sends before an item is parked for a person to look at.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@friendly_errors
-def reconcile(config_path: str | None, sources: tuple[str, ...], deadline: float,
-              max_resends: int, as_json: bool) -> None:
-    """Confirm accepted items became visible; re-send those that did not in time."""
-    from pipelines.engine.runner import SourceRunner
-
-    config = _load(config_path)
-    out: dict[str, Any] = {}
-    gaps: dict[str, list[str]] = {}
-    for source in _sources(config, sources):
-        runner = SourceRunner.for_source(config, source.name)
-        report = asyncio.run(runner.reconcile(deadline_seconds=deadline, max_resends=max_resends))
-        complete = asyncio.run(runner.completeness())
-        recent = asyncio.run(runner.completeness(runner.recent_window()))
-        out[source.name] = report.as_dict()
-        gaps[source.name] = [gap for row in complete for gap in row.gaps] + [
-            f"in the last {config.reconciliation.completeness_hours:g} h of changes: {gap}"
-            for row in recent for gap in row.gaps]
-        runner.state.close()
-    if as_json:
-        click.echo(json.dumps({name: {"resources": out[name], "gaps": gaps[name]}
-                               for name in out}, indent=2))
-        return
-    columns = ("checked", "visible", "waiting", "resent", "parked")
-    for name, resources in out.items():
-        click.echo(name)
-        click.echo("  " + "resource".ljust(14) + "".join(c.rjust(9) for c in columns)
-                   + "   lag p50/p95/max (s)")
-        for resource, row in resources.items():
-            lag = row["lag_seconds"]
-            lags = "/".join("-" if lag[k] is None else f"{lag[k]:.1f}" for k in ("p50", "p95", "max"))
-            note = "" if row["verifiable"] else "   (the API does not list it: not verifiable)"
-            click.echo("  " + resource.ljust(14) + "".join(str(row[c]).rjust(9) for c in columns)
-                       + f"   {lags}{note}")
-        for gap in gaps[name]:
-            click.echo(f"  gap: {gap}")

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, settings
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import OperationalError
 
@@ -25,6 +26,15 @@ from tests.support import RunningSandbox, new_key, new_kpi_key, start_sandbox
 # a test starts would otherwise compile the project and the tests from source again, about
 # 4 CPU-seconds a worker.
 sys.dont_write_bytecode = False
+
+# Property-based tests are specifications too: the same examples on every run and machine
+# (derandomized, no example database), and no per-example deadline, which would make them
+# depend on the machine's speed. SHOPSYNC_HYPOTHESIS=explore draws fresh examples.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", deadline=None, max_examples=1000,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("SHOPSYNC_HYPOTHESIS", "ci"))
 
 POSTGRES_ENV = "SHOPSYNC_TEST_POSTGRES_URL"
 SKIP_ENV = "SHOPSYNC_SKIP_POSTGRES"

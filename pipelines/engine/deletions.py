@@ -4,7 +4,9 @@ Three ways to learn that source records are gone, from the cheapest: a stream re
 (its records not seen any more are gone), a platform that reports deletions
 (``ReportsDeletions``), and a comparison of id sets (``ListsIds``). The items those records
 became are bulk-deleted at the destination (an idempotent call) and marked ``deleted`` in the
-ledger. Nested items (addresses, variations, images) go with their parent's deletion.
+ledger. Nested items (addresses, variations, images) go with their parent's deletion;
+reference data a record only carried along (an order's carrier, which other orders share)
+stays.
 """
 
 from __future__ import annotations
@@ -56,16 +58,28 @@ async def present_ids(connector: SourceConnector, stream: str) -> set[str] | Non
     return {i async for page in ids(stream) for i in page}
 
 
+def own_resources(resources: Iterable[str]) -> list[str]:
+    """Of a stream's resources (in its mapping's order: reference data first, then the
+    stream's own resource, then what nests under it), those a record of the stream *is*: its
+    own resource and the nested ones. The reference data before it is only carried along
+    (an order names its carrier, which other orders share), so a record's deletion leaves it.
+    When a selection leaves the stream's own resource out, the last one left stands for it."""
+    ordered = list(resources)
+    flat = [i for i, r in enumerate(ordered) if SYNC_RESOURCES[r].parent_field is None]
+    return ordered[flat[-1]:] if flat else ordered
+
+
 async def delete_records(
     *, state: StateStore, client: MarketingClient | None, source: str,
     resources: Iterable[str], record_ids: Collection[str],
 ) -> Counter[str]:
-    """Delete at the destination the items of ``record_ids``; count them per resource.
-    With no client (a dry run), only count."""
+    """Delete at the destination the items of ``record_ids`` (those of the stream's own
+    resources, see ``own_resources``); count them per resource. With no client (a dry run),
+    only count."""
     deleted: Counter[str] = Counter()
     if not record_ids:
         return deleted
-    for resource in resources:
+    for resource in own_resources(resources):
         spec = SYNC_RESOURCES[resource]
         keys_by_record = state.keys_of_records(source, resource, list(record_ids))
         keys = [k for ks in keys_by_record.values() for k in ks]

@@ -129,6 +129,44 @@ def test_the_next_run_sends_only_what_changed(setup):
     assert str(created["id"]) in stored
 
 
+def test_records_deleted_for_good_at_the_shop_are_deleted_at_the_destination(setup):
+    """WooCommerce keeps no log of what ``DELETE …?force=true`` removes: reconciling compares
+    id sets, deletes the items, and completeness then counts the source as it is now. The
+    carrier the deleted order named stays: other orders name it too."""
+    setup.run()
+    fake = setup.shop.fake()
+    routes = {"orders": ("orders", "/orders", "order_id"),
+              "products": ("products", "/products", "product_id"),
+              "coupons": ("vouchers", "/vouchers", "voucher_id")}
+    carrier = setup.state.entries(SOURCE, "carriers")[0]  # sent with the order deleted below
+    gone = {"orders": str(carrier.source_record_id)}
+    for stream, (_, route, id_field) in routes.items():
+        gone.setdefault(stream, str(setup.listed(route)[0][id_field]))
+        fake.delete(f"/{stream}/{gone[stream]}", params={"force": "true"})
+    coupons = fake.get("/coupons/ids").json()["ids"]
+    trashed = str(next(c for c in coupons if str(c) != gone["coupons"]))
+    fake.delete(f"/coupons/{trashed}")  # a trashed coupon is no longer listed: gone too
+    setup.clock.advance(SETTLE)
+
+    report = asyncio.run(setup.runner().reconcile(deadline_seconds=600))
+
+    assert {s: report.resources[resource].deleted for s, (resource, _, _) in routes.items()} == {
+        "orders": 1, "products": 1, "coupons": 2}
+    for stream, (resource, route, id_field) in routes.items():
+        stored = {str(row[id_field]) for row in setup.listed(route)}
+        assert gone[stream] not in stored, stream
+        assert setup.state.counts(SOURCE)[resource]["deleted"] == (2 if stream == "coupons"
+                                                                   else 1)
+    assert trashed not in {str(v["voucher_id"]) for v in setup.listed("/vouchers")}
+    assert carrier.key in {c["carrier_id"] for c in setup.listed("/orders-carriers")}
+    assert "deleted" not in setup.state.counts(SOURCE)["carriers"]
+    completeness = {c.stream: c for c in asyncio.run(setup.runner().completeness())}
+    for stream in ("orders", "products", "coupons", "customers", "categories", "statuses"):
+        assert completeness[stream].at_source == completeness[stream].extracted, stream
+    again = asyncio.run(setup.runner().reconcile(deadline_seconds=600))
+    assert sum(c.deleted for c in again.resources.values()) == 0
+
+
 def test_a_crash_mid_sync_converges_on_rerun_without_resending_what_was_accepted(
     engine_setup, shop
 ):

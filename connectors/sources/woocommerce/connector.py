@@ -10,6 +10,11 @@
 | statuses   | reports/orders/totals             | full        | none (epoch), slug           |
 
 There is no ``carts`` stream: WooCommerce has no carts API (see UNSUPPORTED).
+
+Deletions: a trashed order or product is read as a change (status ``trash``); a record
+deleted for good (``force=true``, and always for customers and categories) leaves no trace,
+and a trashed coupon is no longer listed: ``ids`` lists what a read would return, for the
+caller to compare id sets.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: draft orders made when a shopper opens the block checkout: carts, not orders; older
 #: WooCommerce versions list them under status=any, newer ones do not, so they are dropped
 CHECKOUT_DRAFT = "checkout-draft"
+#: records per page of an id listing (WooCommerce's maximum; two fields a record)
+ID_PAGE = 100
 
 STREAMS: dict[str, StreamInfo] = {
     s.name: s for s in (
@@ -157,6 +164,36 @@ class WooCommerceConnector:
             return self._products(after, until)
         return self._incremental("coupons", {}, after, until)
 
+    async def ids(self, stream: str) -> AsyncIterator[list[str]]:
+        """Pages of every id ``read`` would return now (trash and draft rules alike), for
+        finding deletions: WooCommerce keeps no log of records deleted for good
+        (``DELETE …?force=true``), so only a comparison of id sets finds them. Asks for
+        ``id`` and ``status`` only, 100 a page."""
+        self._stream(stream)
+        if stream == "statuses":
+            async for page in self._full(stream):
+                yield [str(s["slug"]) for s in page]
+            return
+        for path, params in self._listings(stream):
+            query = {**params, "orderby": "id", "order": "asc", "_fields": "id,status"}
+            async for page in walk(self._fetch, path, query, ID_PAGE):
+                found = [str(r["id"]) for r in page
+                         if not (stream == "orders" and r.get("status") == CHECKOUT_DRAFT)]
+                if found:
+                    yield found
+
+    def _listings(self, stream: str) -> list[tuple[str, dict[str, Any]]]:
+        """The listings ``read`` takes ``stream`` from, (path, filters): what ``ids`` lists
+        is what a read returns, so a record is gone exactly when neither finds it."""
+        if stream in ("orders", "products"):
+            statuses = ["any", "trash"] if self.config.include_trash else ["any"]
+            return [(stream, {"status": status}) for status in statuses]
+        return [{
+            "coupons": ("coupons", {}),
+            "customers": ("customers", {"role": self.config.customer_role}),
+            "categories": ("products/categories", {}),
+        }[stream]]
+
     # full streams ----------------------------------------------------------------------
 
     async def _full(self, stream: str) -> AsyncIterator[list[RawRecord]]:
@@ -165,10 +202,7 @@ class WooCommerceConnector:
             if statuses:
                 yield statuses
             return
-        path, params = {
-            "customers": ("customers", {"role": self.config.customer_role}),
-            "categories": ("products/categories", {}),
-        }[stream]
+        ((path, params),) = self._listings(stream)
         async for page in walk(self._fetch, path, {**params, "orderby": "id", "order": "asc"},
                                self.config.page_size):
             yield page
@@ -188,11 +222,11 @@ class WooCommerceConnector:
                     until: datetime | None) -> AsyncIterator[list[RawRecord]]:
         """The default listing (status=any never includes trash) merged with the trash, so
         that trashing a record reaches the target as a change."""
-        live = self._incremental(stream, {"status": "any"}, after, until)
-        if not self.config.include_trash:
+        live, *trash = (self._incremental(stream, params, after, until)
+                        for _, params in self._listings(stream))
+        if not trash:
             return live
-        trash = self._incremental(stream, {"status": "trash"}, after, until)
-        return merge([live, trash], lambda r: self.position(stream, r), self.config.page_size)
+        return merge([live, *trash], lambda r: self.position(stream, r), self.config.page_size)
 
     async def _orders(self, after: Position | None,
                       until: datetime | None) -> AsyncIterator[list[RawRecord]]:

@@ -12,8 +12,10 @@ between reads and move its clock. Authenticated like the REST API, never faulted
     POST   /__fake__/{resource}/touch         {"ids": [...], "at": "..."?}: one timestamp for all
     PUT    /__fake__/{resource}/{id}          patch fields (date_modified bumped unless given)
     POST   /__fake__/{resource}               create (fields default to a generated record)
-    DELETE /__fake__/{resource}/{id}?force=   trash (orders, products, variations, coupons)
-                                              or delete for good (force, customers, categories)
+    DELETE /__fake__/{resource}/{id}?force=   as the REST API's DELETE: force=true deletes for
+                                              good; without it orders, products, variations
+                                              and coupons go to the trash, customers and
+                                              categories are refused (501)
 
 Resources: orders, products, variations, customers, coupons, categories. Times without a
 zone are GMT. A variation's change bumps its product too.

@@ -15,7 +15,7 @@ from sandbox.shops.woocommerce.errors import WooError, invalid_id
 from sandbox.shops.woocommerce.settings import FakeWooSettings
 
 RESOURCES = ("orders", "products", "variations", "customers", "coupons", "categories")
-#: resources WooCommerce trashes on delete (others are deleted for good)
+#: resources WooCommerce trashes on delete without ``force`` (the others refuse it, 501)
 TRASHABLE = frozenset({"orders", "products", "variations", "coupons"})
 _SORT_KEYS = {
     "id": lambda r: r.id,
@@ -186,7 +186,11 @@ class Store(Clock):
         table = self.tables[resource]
         row = table.row(record_id)
         before = self.record(resource, row)
-        if force or resource not in TRASHABLE:
+        if not force and resource not in TRASHABLE:
+            what = "Customers do" if resource == "customers" else "Resource does"
+            raise WooError(501, "woocommerce_rest_trash_not_supported",
+                           f"{what} not support trashing.")
+        if force:
             del table.rows[record_id]
             table.patches.pop(record_id, None)
             if resource == "products":

@@ -6,10 +6,13 @@ A driver has ``platform``, ``stream`` (an incremental stream to exercise) and
 ``connector(bad_credentials=False, retry=None, requests_per_second=None)``, ``ids()`` (every
 id of the stream the connector must return, as its positions' ``record_id``), ``requests()``
 and ``throttled()`` (the API requests the fake answered so far, and those its limit refused),
-``drain()`` (spends the limit: the next request is refused, however late it comes) and
-``stop()``. The fake must put several records on one timestamp, so that ties cross page
+``drain()`` (spends the limit: the next request is refused, however late it comes),
+``deletable`` (the streams whose records can be deleted at the source, each to the fake's
+resource holding them), ``delete(stream, record_id)`` (deletes one for good, as the shop's
+admin would) and ``stop()``. The fake must put several records on one timestamp, so that ties cross page
 boundaries. A driver may declare
-``not_applicable = {"throttling" | "pacing" | "server_errors" | "bad_credentials": "why"}`` for a kind of
+``not_applicable = {"throttling" | "pacing" | "server_errors" | "bad_credentials" | "deletions":
+"why"}`` for a kind of
 source where a case means nothing (a file drop has no credentials)."""
 
 from __future__ import annotations

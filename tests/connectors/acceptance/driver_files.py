@@ -47,6 +47,9 @@ class Driver:
         "server_errors": "a folder answers no HTTP: there is no server to fail",
         "bad_credentials": "a folder has no credentials (the OS decides who reads it)",
         "pacing": "a folder has no request budget to pace to",
+        "deletions": "a drop folder delivers changes, not the shop's content: a file taken"
+                     " away after it was read deletes nothing, and rows cannot say a record"
+                     " is gone (connectors/sources/files/README.md)",
     }
 
     def start(self, *, size: int = 120, empty: bool = False, rate_limit: float | None = None,

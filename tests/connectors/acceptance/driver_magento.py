@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import httpx
 
@@ -15,6 +16,9 @@ from tests.connectors.acceptance.fakes import FakeHandle, fake_args, rate_limit_
 @dataclass
 class Handle(FakeHandle):
     shop: RunningFakeMagento
+    #: statuses are Magento's own list and the configuration's: nothing to delete
+    deletable: ClassVar[dict[str, str]] = {s: s for s in ("orders", "customers", "products",
+                                                          "carts", "categories")}
 
     def connector(self, *, bad_credentials: bool = False, retry: RetryPolicy | None = None,
                   requests_per_second: float | None = None) -> MagentoConnector:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import httpx
 
 from connectors.http.retry import RetryPolicy
 from connectors.sources.prestashop import PrestaShopConnector
+from connectors.sources.prestashop.connector import STREAMS
 from sandbox.shops.prestashop.launch import RunningFakeShop, start_in_thread
 from tests.connectors.acceptance.fakes import FakeHandle, fake_args, rate_limit_args
 
@@ -18,6 +20,8 @@ WRONG_KEY = "WRONGKEYWRONGKEYWRONGKEYWRONGKEY"
 @dataclass
 class Handle(FakeHandle):
     shop: RunningFakeShop
+    #: every stream: each is a webservice resource the shop's admin can delete from
+    deletable: ClassVar[dict[str, str]] = {s: s for s in STREAMS}
 
     def connector(self, *, bad_credentials: bool = False, retry: RetryPolicy | None = None,
                   requests_per_second: float | None = None) -> PrestaShopConnector:

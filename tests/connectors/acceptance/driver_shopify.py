@@ -26,6 +26,10 @@ class Handle(FakeHandle):
     ``drain()`` empties it for the next query."""
 
     shop: RunningFakeShopify
+    #: statuses (an enum) and manufacturers (the vendors products name) have nothing to delete
+    deletable: ClassVar[dict[str, str]] = {
+        "orders": "orders", "customers": "customers", "products": "products",
+        "categories": "collections", "vouchers": "discounts", "carts": "checkouts"}
 
     def connector(self, *, bad_credentials: bool = False,
                   retry: RetryPolicy | None = None) -> ShopifyConnector:

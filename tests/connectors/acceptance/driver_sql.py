@@ -12,15 +12,16 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, delete, text
 from sqlalchemy.engine import make_url
 
 from connectors.http.retry import RetryPolicy
 from connectors.sources.sql import SqlConfig, SqlConnector
 from sandbox.shops.sql.config import STREAMS, TIMEZONE
 from sandbox.shops.sql.data import generate
-from sandbox.shops.sql.db import FakeDatabase
+from sandbox.shops.sql.db import TABLES, FakeDatabase
 
 POSTGRES_URL = os.environ.get("SHOPSYNC_TEST_POSTGRES_URL")
 NOT_APPLICABLE = {
@@ -37,6 +38,9 @@ class Handle:
     page_size: int
     order_ids: list[int]
     cleanup: list[Callable[[], None]] = field(default_factory=list)
+    #: the stream the connector is configured with: a stream is a query over tables, and
+    #: every stream finds deletions alike (its keys' id set)
+    deletable: ClassVar[dict[str, str]] = {"orders": "orders"}
 
     def connector(self, *, bad_credentials: bool = False,
                   retry: RetryPolicy | None = None) -> SqlConnector:
@@ -49,6 +53,17 @@ class Handle:
 
     def ids(self) -> set[str]:
         return {str(i) for i in self.order_ids}
+
+    def delete(self, stream: str, record_id: str) -> None:
+        """Delete the order's row and its lines, as the shop's own database would."""
+        engine = create_engine(self.url)
+        try:
+            with engine.begin() as conn:
+                items, orders = TABLES["order_items"], TABLES[self.deletable[stream]]
+                conn.execute(delete(items).where(items.c.order_id == int(record_id)))
+                conn.execute(delete(orders).where(orders.c.id == int(record_id)))
+        finally:
+            engine.dispose()
 
     def stop(self) -> None:
         for step in self.cleanup:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import httpx
 
@@ -15,6 +16,11 @@ from tests.connectors.acceptance.fakes import FakeHandle, fake_args, rate_limit_
 @dataclass
 class Handle(FakeHandle):
     shop: RunningFakeShop
+    #: statuses are WooCommerce's own list: nothing to delete
+    deletable: ClassVar[dict[str, str]] = {s: s for s in ("orders", "products", "coupons",
+                                                          "customers", "categories")}
+    #: for good: without force, orders, products and coupons go to the trash
+    delete_params: ClassVar[dict[str, str]] = {"force": "true"}
 
     def connector(self, *, bad_credentials: bool = False, retry: RetryPolicy | None = None,
                   requests_per_second: float | None = None) -> WooCommerceConnector:

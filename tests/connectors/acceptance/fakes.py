@@ -5,7 +5,7 @@ limit, stopping it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 
 def fake_args(*, size: int, empty: bool, seed: int, fault_rate: float) -> list[str]:
@@ -30,6 +30,16 @@ class FakeHandle:
     shop: Any
     stream: str
     page_size: int
+    #: the streams whose records can be deleted at the source -> the fake's resource holding
+    #: them (each driver names its own: none named fails the deletion case)
+    deletable: ClassVar[dict[str, str]] = {}
+    #: the query of the fake's DELETE that deletes for good (not a soft delete or a trash)
+    delete_params: ClassVar[dict[str, str]] = {}
+
+    def delete(self, stream: str, record_id: str) -> None:
+        """Delete a record of ``stream`` at the source for good, as the shop's admin would."""
+        self.shop.fake().delete(f"/{self.deletable[stream]}/{record_id}",
+                                params=self.delete_params).raise_for_status()
 
     def requests(self) -> int:
         """The API requests the fake answered so far, refused ones included."""

@@ -11,7 +11,8 @@ from itertools import pairwise
 import pytest
 
 from connectors.http.retry import RetryPolicy
-from connectors.sources.base import Position, SourceAuthError
+from connectors.sources.base import Position, SourceAuthError, SourceConnector, id_order
+from pipelines.engine.deletions import present_ids, reported_deletions
 
 FAST_RETRIES = RetryPolicy(max_attempts=10, initial_backoff=0.01, max_backoff=0.2, jitter=0.01)
 
@@ -126,6 +127,47 @@ def test_bad_credentials_are_refused_plainly(driver, started):
 
     with pytest.raises(SourceAuthError):
         asyncio.run(check())
+
+
+async def learned_gone(connector: SourceConnector, stream: str, before: set[str]) -> set[str]:
+    """Which of ``before`` the engine learns are gone, its way (pipelines/engine): a stream
+    read in full by what it no longer returns; an incremental one from the platform's
+    deletion log, else from its id set. A connector offering neither for an incremental
+    stream hides every deletion: that fails here."""
+    try:
+        if not connector.streams()[stream].incremental:
+            return before - {connector.position(stream, r).record_id
+                             async for page in connector.read(stream) for r in page}
+        reported = await reported_deletions(connector, stream, since=None)
+        if reported is not None:
+            return before & reported
+        present = await present_ids(connector, stream)
+        assert present is not None, (
+            f"{stream}: read incrementally, and the connector neither reports deletions"
+            " (deleted_ids) nor lists ids (ids): what is deleted at the source would stay at"
+            " the destination forever")
+        return before - present
+    finally:
+        await connector.aclose()
+
+
+@pytest.mark.case("deletions")
+def test_records_deleted_at_the_source_are_reported_as_gone(driver, started):
+    """For every stream whose records can be deleted at the source: one deleted for good is
+    learnt gone — it and nothing else — by the means the engine uses to delete its items at
+    the destination (pipelines/engine/deletions.py)."""
+    shop = started(driver, size=30)
+    assert shop.deletable, (f"{driver.platform}: name the streams whose records can be"
+                            " deleted at the source (the handle's ``deletable``)")
+    for stream in shop.deletable:
+        _, positions = asyncio.run(read_all(shop.connector(), stream))
+        before = set(ids_of(positions))
+        assert before, f"{stream}: the fake must hold records for this case to mean anything"
+        victim = sorted(before, key=id_order)[len(before) // 2]
+
+        shop.delete(stream, victim)
+
+        assert asyncio.run(learned_gone(shop.connector(), stream, before)) == {victim}, stream
 
 
 def test_an_empty_shop_reads_as_nothing(driver, started):

@@ -171,6 +171,46 @@ def test_a_tie_bigger_than_several_pages_is_read_once(start_shop: Start) -> None
     assert ids(flat(read(running, "orders", after=middle, page_size=100))) == ids(got[131:])
 
 
+def listed_ids(running: RunningFakeShop, stream: str, **options: Any) -> list[str]:
+    """Every id ``ids(stream)`` lists, read by a fresh connector."""
+
+    async def pages() -> list[str]:
+        async with connector(running, **options) as source:
+            return [i async for page in source.ids(stream) for i in page]
+
+    return asyncio.run(pages())
+
+
+def test_ids_list_what_a_read_returns_so_records_deleted_for_good_are_found(
+    start_shop: Start,
+) -> None:
+    """WooCommerce keeps no log of deletions: a record deleted for good is only missing."""
+    running = start_shop("--orders", "60", "--customers", "8", "--products", "12")
+    fake = running.fake()
+    streams = ("orders", "products", "coupons", "customers", "categories", "statuses")
+    before = {s: set(listed_ids(running, s)) for s in streams}
+    gone = {s: sorted(before[s], key=int)[1] for s in ("orders", "products", "coupons",
+                                                       "customers", "categories")}
+    for stream, record_id in gone.items():
+        path = "products/categories" if stream == "categories" else stream
+        fake.delete(f"/{stream}/{record_id}", params={"force": "true"})
+        assert running.client().get(f"/{path}/{record_id}").status_code == 404
+    trashed_coupon = sorted(before["coupons"], key=int)[2]
+    fake.delete(f"/coupons/{trashed_coupon}")  # trashed coupons are not listed: gone too
+
+    for stream in streams:
+        now = listed_ids(running, stream)
+        read_now = [position_of(stream, r).record_id for r in flat(read(running, stream))]
+        assert sorted(now) == sorted(read_now), stream
+        assert len(set(now)) == len(now), stream
+    assert {s: before[s] - set(listed_ids(running, s)) for s in gone} == {
+        s: {record_id} for s, record_id in gone.items()} | {"coupons": {gone["coupons"],
+                                                                      trashed_coupon}}
+    assert fake.get("/orders/ids").json()["statuses"].get("trash"), "the shop has trash"
+    assert set(listed_ids(running, "orders", include_trash=False)) < set(
+        listed_ids(running, "orders"))
+
+
 # what the connector refuses --------------------------------------------------------------
 
 def test_carts_are_refused_plainly(shop: RunningFakeShop) -> None:

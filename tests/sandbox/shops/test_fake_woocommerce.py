@@ -356,6 +356,10 @@ def test_the_fake_api_changes_records_and_the_clock() -> None:
         assert fake.delete(path, params={"force": "true"}).status_code == 200
         assert api.get(path).status_code == 404
         assert api.get(f"{path}/variations/{product['variations'][0]}").status_code == 404
+        refused = fake.delete("/customers/2")  # customers cannot be trashed: force or nothing
+        assert (refused.status_code, refused.json()["code"]) == (
+            501, "woocommerce_rest_trash_not_supported")
+        assert api.get("/customers/2").status_code == 200
 
         fake.post("/clock", json={"advance": 60})
         bulk = fake.post("/orders/touch", json={"ids": [1001, 1002, 1003]}).json()

@@ -6,7 +6,10 @@ import json
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.timeout(300)  # three processes and a Dagster run: allow for a crowded machine
 def test_the_demo_syncs_everything_and_shows_it_visible():
     done = subprocess.run([sys.executable, "-m", "pipelines.cli", "demo", "--json"],
                           capture_output=True, check=False, text=True, timeout=300)

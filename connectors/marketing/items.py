@@ -9,19 +9,27 @@ valid item is. Timestamps are kept as the strings that were sent (checked to par
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+#: matched whole (``fullmatch``): ``$`` after ``re.match`` lets a trailing newline through
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+#: the integers the API holds: signed 64-bit
+MIN_INT, MAX_INT = -(2**63), 2**63 - 1
 
 
 def _iso_timestamp(value: str) -> str:
     try:
-        datetime.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
     except ValueError:
         raise ValueError(f"'{value}' is not an ISO 8601 timestamp") from None
+    try:
+        moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"'{value}' is past the range of dates (years 1 to 9999) once in"
+                         " UTC") from None
     return value
 
 
@@ -34,7 +42,7 @@ def _iso_date(value: str) -> str:
 
 
 def _email(value: str) -> str:
-    if not _EMAIL.match(value):
+    if not _EMAIL.fullmatch(value):
         raise ValueError(f"'{value}' is not a well-formed email address")
     return value
 
@@ -43,11 +51,14 @@ Timestamp = Annotated[str, AfterValidator(_iso_timestamp)]
 IsoDate = Annotated[str, AfterValidator(_iso_date)]
 Email = Annotated[str, AfterValidator(_email)]
 Id = Annotated[str, Field(min_length=1, max_length=191)]
-IntId = Annotated[int, Field(ge=0)]
+IntId = Annotated[int, Field(ge=0, le=MAX_INT)]
+#: pydantic's patterns are Rust regexes: ``$`` is the end of the text, never before a newline
 Lang = Annotated[str, Field(pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,4})?$")]
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
-Amount = Annotated[float, Field(ge=0)]
-Quantity = Annotated[int, Field(ge=0)]
+#: finite: ``Infinity`` and ``NaN`` are no amount (and JSON has neither)
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Quantity = Annotated[int, Field(ge=0, le=MAX_INT)]
+Count = Annotated[int, Field(ge=MIN_INT, le=MAX_INT)]
 Text = Annotated[str, Field(max_length=65535)]
 
 
@@ -170,7 +181,7 @@ class Product(SyncItem):
     link: str
     currency: Currency
     price: Amount
-    quantity_remaining: int
+    quantity_remaining: Count
     is_active: StrictBool
     created_at: Timestamp
     updated_at: Timestamp
@@ -190,7 +201,7 @@ class ProductVariation(SyncItem):
     lang: Lang
     link: str
     price: Amount
-    quantity_remaining: int
+    quantity_remaining: Count
     is_default: StrictBool
     reference: str | None = None
     ean13: str | None = None

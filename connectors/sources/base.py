@@ -25,7 +25,8 @@ def id_order(record_id: str | int) -> tuple[int, int | str]:
     """A sort key for ids that orders numeric ids as numbers (9 before 10) and puts them
     before any textual ones."""
     text = str(record_id)
-    return (0, int(text)) if text.isdigit() else (1, text)
+    # ASCII digits only: "²" is a digit to str.isdigit, not to int()
+    return (0, int(text)) if text.isascii() and text.isdigit() else (1, text)
 
 
 @dataclass(frozen=True)

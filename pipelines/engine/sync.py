@@ -19,14 +19,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pydantic import BaseModel
+
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.items import validate_item
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.marketing.writer import BulkWriter, ItemOutcome
-from connectors.sources.base import Position, SourceConnector
+from connectors.sources.base import Position, RawRecord, SourceConnector
 from pipelines.engine.config import Source
 from pipelines.engine.deletions import delete_records, stale_records
 from pipelines.engine.diff import content_hash
+from pipelines.engine.limits import item_problems, ledger_safe
 from pipelines.engine.mappings.base import (
     MappedItem,
     MappingContext,
@@ -90,6 +93,14 @@ class StreamReport:
     @property
     def records_per_second(self) -> float:
         return self.records / self.seconds if self.seconds else 0.0
+
+
+def why(exc: BaseException, limit: int = 300) -> str:
+    """An exception as one short line for a reason: its type and the start of its message
+    (a message may quote a whole value)."""
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= limit else text[:limit] + "…"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def ledger_key(key: Hashable) -> str:
@@ -189,10 +200,7 @@ class StreamSync:
                         continue  # a full stream is read whole; a backfill keeps its window
                     report.records += 1
                     last = position
-                    for mapped in map_record(
-                        self.mapping, self.overrides, stream, record, self.context,
-                        position.record_id, position.changed_at,
-                    ):
+                    for mapped in self._map(stream, record, position):
                         if self._wanted(mapped.resource) and (
                             self.only_keys is None
                             or mapped.key in self.only_keys.get(mapped.resource, ())
@@ -209,13 +217,31 @@ class StreamSync:
                 await self._delete_unseen(stream, seen, report, dry_run)
         except BaseException as exc:
             report.seconds = time.perf_counter() - started
-            if run_id is not None:
-                self.state.finish_run(run_id, "failed", self._totals(report), error=str(exc))
+            if run_id is not None:  # not an Exception: cancelled, Ctrl-C — interrupted
+                self.state.finish_run(run_id, "failed" if isinstance(exc, Exception)
+                                      else "interrupted", self._totals(report),
+                                      error=str(exc) or type(exc).__name__)
             raise
         report.seconds = time.perf_counter() - started
         if run_id is not None:
             self.state.finish_run(run_id, "succeeded", self._totals(report))
         return report
+
+    def _map(self, stream: str, record: RawRecord, position: Position) -> list[MappedItem]:
+        """The items of one record. A record the mapping (or an override) cannot map is
+        one item held back in its stream's first resource, keyed by the record's id as the
+        source gave it, with the reason: the rest of the stream flows on."""
+        try:
+            return list(map_record(self.mapping, self.overrides, stream, record, self.context,
+                                   position.record_id, position.changed_at))
+        except Exception as exc:  # noqa: BLE001 - whatever one record does, it is its own
+            origin = record.get("_origin") if isinstance(record.get("_origin"), str) else None
+            where = origin or f"{stream} record {position.record_id!r}"
+            resource = next(iter(self.mapping.produces.get(stream, ())), stream)
+            reason = f"{where}: the record cannot be mapped: {why(exc)}"
+            item = {"_errors": [reason], "_record": ledger_safe(record)}
+            return [MappedItem(resource, position.record_id or where, item,
+                               position.record_id, position.changed_at)]
 
     @staticmethod
     def _totals(report: StreamReport) -> dict[str, int | float]:
@@ -264,7 +290,9 @@ class StreamSync:
         for mapped in items:  # the same item may come twice in a chunk (a carrier per order)
             latest[mapped.key] = mapped
         report.add(resource, "extracted", len(latest))
-        hashes = {key: content_hash(m.item) for key, m in latest.items()}
+        #: items that cannot even be hashed, with the reason (held back below)
+        unwritable: dict[str, str] = {}
+        hashes = {key: self._hash(m, unwritable) for key, m in latest.items()}
         known = self.state.ledger(self.source.name, resource, list(latest))
         outcomes: list[Outcome] = []
         to_send: list[MappedItem] = []
@@ -276,13 +304,12 @@ class StreamSync:
                 report.add(resource, "unchanged" if entry.status in SETTLED
                            else entry.status.value)
                 continue
-            # a connector that could not read a record says why; else the item model does
-            reasons = list(mapped.item.get("_errors") or ()) or validate_item(model, mapped.item)
+            reasons = self._problems(model, mapped, unwritable.get(key))
             if reasons:
                 report.add(resource, "quarantined")
                 outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
-                                        mapped.source_record_id, reasons, mapped.item,
-                                        mapped.changed_at))
+                                        mapped.source_record_id, reasons,
+                                        ledger_safe(mapped.item), mapped.changed_at))
                 continue
             to_send.append(mapped)
         to_send = self._check_quality(resource, to_send, hashes, outcomes, report)
@@ -293,6 +320,32 @@ class StreamSync:
             return outcomes
         outcomes.extend(await self._send(resource, to_send, hashes, report))
         return outcomes
+
+    @staticmethod
+    def _hash(mapped: MappedItem, unwritable: dict[str, str]) -> str:
+        """The item's content hash; for an item JSON cannot hold (an integer past 64 bits,
+        nesting past orjson's limit), the hash of what the ledger keeps of it, and the
+        reason in ``unwritable``."""
+        try:
+            return content_hash(mapped.item)
+        except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+            unwritable[mapped.key] = f"the item cannot be written as JSON: {why(exc)}"
+            return content_hash(ledger_safe(mapped.item))
+
+    @staticmethod
+    def _problems(model: type[BaseModel], mapped: MappedItem, unwritable: str | None) -> list[str]:
+        """Why the item is held back (empty: it may be sent). A connector that could not
+        read a record says why; then the bounds (limits.py), then the item model."""
+        if reasons := [str(r) for r in mapped.item.get("_errors") or ()]:
+            return reasons
+        if reasons := item_problems(mapped.item):
+            return reasons
+        if unwritable is not None:
+            return [unwritable]
+        try:
+            return validate_item(model, mapped.item)
+        except Exception as exc:  # noqa: BLE001 - a validator that breaks holds one item back
+            return [f"item: cannot be validated: {why(exc)}"]
 
     def _check_quality(
         self,
@@ -306,17 +359,33 @@ class StreamSync:
         (with the rules' names as reasons) and return the others."""
         if not items:
             return items
-        quality = check_items(resource, [(m.key, m.item) for m in items],
-                              known=self._known_products(items), after_models=True)
-        report.quality.setdefault(resource, []).append(quality)
-        if not quality.failures:
+        known = self._known_products(items)
+        failures: dict[str, list[str]] = {}
+        try:
+            quality = check_items(resource, [(m.key, m.item) for m in items],
+                                  known=known, after_models=True)
+            report.quality.setdefault(resource, []).append(quality)
+            failures = {key: quality.reasons(key) for key in quality.failures}
+        except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
+            for mapped in items:
+                try:
+                    single = check_items(resource, [(mapped.key, mapped.item)], known=known,
+                                         after_models=True)
+                except Exception as exc:  # noqa: BLE001
+                    failures[mapped.key] = [f"quality: the checks cannot run on this item:"
+                                            f" {why(exc)}"]
+                    continue
+                report.quality.setdefault(resource, []).append(single)
+                if mapped.key in single.failures:
+                    failures[mapped.key] = single.reasons(mapped.key)
+        if not failures:
             return items
         kept = []
         for mapped in items:
-            if mapped.key in quality.failures:
+            if mapped.key in failures:
                 report.add(resource, "quarantined")
                 outcomes.append(Outcome(mapped.key, hashes[mapped.key], ItemStatus.QUARANTINED,
-                                        mapped.source_record_id, quality.reasons(mapped.key),
+                                        mapped.source_record_id, failures[mapped.key],
                                         mapped.item, mapped.changed_at))
             else:
                 kept.append(mapped)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 from typing import Literal
 
@@ -35,7 +36,21 @@ class FilesStreamSpec(StreamSpec):
     #: the format of every file; default: from each file's name (.csv, .jsonl, .parquet…)
     format: Format | None = None
     delimiter: str = Field(default=",", min_length=1, max_length=1)
+    #: the text encoding of CSV and JSON Lines files; a row with bytes that are not valid
+    #: in it is quarantined, never read with replacement characters
     encoding: str = "utf-8"
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, value: str) -> str:
+        try:
+            info = codecs.lookup(value)
+        except LookupError:
+            raise ValueError(f"unknown encoding {value!r}: use a name like utf-8, latin-1,"
+                             " cp1252 or utf-16") from None
+        if not getattr(info, "_is_text_encoding", True):
+            raise ValueError(f"{value!r} is not a text encoding")
+        return value
 
     @model_validator(mode="after")
     def _json_lines_only(self) -> FilesStreamSpec:

@@ -152,9 +152,16 @@ class FilesConnector:
             record: RawRecord = {}
             key = None
             if line.data is not None:
-                record = project(spec, line.data, self.tz, f"connection.streams.{stream}.")
-                key = key_text(lookup(line.data, spec.key)[1])
-                if key is None:
+                try:
+                    record = project(spec, line.data, self.tz, f"connection.streams.{stream}.")
+                    key = key_text(lookup(line.data, spec.key)[1])
+                except SourceError:
+                    raise  # the configuration's mistake, not the row's
+                except Exception as exc:  # noqa: BLE001 - one row's value is that row's problem
+                    record, key = {}, None
+                    errors.append(f"{origin}: the row cannot be read: {type(exc).__name__}:"
+                                  f" {str(exc)[:200]}")
+                if key is None and not errors:
                     errors.append(f"{origin}: no key (column {spec.key!r} is empty or missing)")
             if absent:
                 errors.append(f"{origin}: the file has no column {', '.join(map(repr, absent))}")

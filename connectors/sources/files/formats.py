@@ -7,6 +7,12 @@ cannot do (its ``on_bad_lines`` callback gets the fields, not the line). CSV cel
 as text, so ``"00123"`` stays ``"00123"``; the mapping converts what a field wants.
 Parquet is read with pyarrow, one record batch at a time, as Python values (int, Decimal,
 datetime, lists of dicts) — no NaN standing for null.
+
+Values stay exact, and a row that cannot be taken as it is is that row's problem alone:
+text is decoded in the stream's ``encoding`` and a row holding bytes that are not valid in
+it is reported, never read with ``\ufffd`` in their place (see ``exact.py``); JSON integers
+past 64 bits stay integers; a CSV cell past the csv module's field limit costs its row, and
+the reader goes on with the next line.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import IO, Any
 
 import orjson
 
+from connectors.sources.exact import describe_undecodable, loads, undecodable
 from connectors.sources.files.config import FilesStreamSpec, Format, format_of
 
 
@@ -33,11 +40,29 @@ class Line:
     error: str | None = None
 
 
-def _text(path: Path, encoding: str) -> IO[str]:
+def _text(path: Path, encoding: str, newline: str = "") -> IO[str]:
+    """The file as text; bytes the encoding cannot decode are kept as lone surrogates, for
+    the reader to report with their row."""
     if path.name.lower().endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding=encoding, errors="replace",
-                                newline="")
-    return open(path, encoding=encoding, errors="replace", newline="")
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding=encoding,
+                                errors="surrogateescape", newline=newline)
+    return open(path, encoding=encoding, errors="surrogateescape", newline=newline)
+
+
+def _undecodable(fields: list[str], header: list[str], encoding: str) -> str | None:
+    """Why a row of ``fields`` cannot be read as text, naming the column (None: it can)."""
+    if undecodable("".join(fields)) is None:
+        return None
+    for index, value in enumerate(fields):
+        found = undecodable(value)
+        if found is not None:
+            where = f" in column {header[index]!r}" if index < len(header) else ""
+            return f"{describe_undecodable(found, encoding)}{where}"
+    return None
+
+
+def _too_long(exc: csv.Error) -> bool:
+    return "field larger than field limit" in str(exc)
 
 
 def read_csv(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
@@ -51,13 +76,21 @@ def read_csv(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
         except csv.Error as exc:
             yield Line(1, None, f"the header is not CSV: {exc}")
             return
+        if (why := _undecodable(header, [], spec.encoding)) is not None:
+            yield Line(1, None, f"the header holds {why}: set the stream's `encoding`")
+            return
         while True:
             start = reader.line_num + 1
             try:
                 fields = next(reader)
             except StopIteration:
                 return
-            except csv.Error as exc:  # an unterminated quote: the rest of the file is lost
+            except csv.Error as exc:
+                if _too_long(exc):  # the reader drops the rest of the line and goes on
+                    yield Line(start, None, f"a cell longer than {csv.field_size_limit():,}"
+                                            " characters (the CSV field limit)")
+                    continue
+                # an unterminated quote: the rest of the file is lost
                 yield Line(start, None, f"not CSV from here on: {exc}")
                 return
             if not fields or fields == [""]:
@@ -66,17 +99,22 @@ def read_csv(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
                 yield Line(start, None, f"{len(fields)} fields where the header has"
                                         f" {len(header)}")
                 continue
+            if (why := _undecodable(fields, header, spec.encoding)) is not None:
+                yield Line(start, None, why)
+                continue
             yield Line(start, dict(zip(header, fields, strict=True)))
 
 
 def read_jsonl(path: Path, spec: FilesStreamSpec) -> Iterator[Line]:
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with opener(path, "rb") as handle:
+    with _text(path, spec.encoding, newline="\n") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
+            if (found := undecodable(raw)) is not None:
+                yield Line(number, None, describe_undecodable(found, spec.encoding))
+                continue
             try:
-                data = orjson.loads(raw)
+                data = loads(raw)
             except orjson.JSONDecodeError as exc:
                 yield Line(number, None, f"not JSON: {exc}")
                 continue

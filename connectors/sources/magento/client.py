@@ -24,6 +24,7 @@ from pydantic import SecretStr
 from connectors.http.pacing import Pacer
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.sources.base import SourceAuthError, SourceError
+from connectors.sources.exact import loads as exact_loads
 from connectors.sources.magento.config import MagentoConfig
 
 log = logging.getLogger("shopsync.sources.magento")
@@ -134,7 +135,7 @@ class MagentoClient:
         if status >= 400:
             raise self._refused(path, response)
         try:
-            return orjson.loads(response.content)
+            return exact_loads(response.content)
         except orjson.JSONDecodeError:
             # a cache or maintenance page answering HTML with 200: worth another try
             raise TransientHTTPError(response) from None

@@ -28,6 +28,7 @@ from connectors.http.pacing import Pacer
 from connectors.http.redact import hide, unhide, wire_forms
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.sources.base import SourceAuthError, SourceError
+from connectors.sources.exact import loads as exact_loads
 from connectors.sources.prestashop.config import PrestaShopConfig
 
 log = logging.getLogger("shopsync.sources.prestashop")
@@ -88,7 +89,7 @@ def _first(content: bytes) -> tuple[int | None, str]:
     if not errors:
         return None, ""
     code = errors[0].get("code")
-    return (int(str(code)) if str(code).isdigit() else None), str(errors[0].get("message", ""))
+    return (int(str(code)) if str(code).isascii() and str(code).isdigit() else None), str(errors[0].get("message", ""))
 
 
 class PrestaShopClient:
@@ -167,13 +168,13 @@ class PrestaShopClient:
     def _decode(self, path: str, response: httpx.Response) -> Any:
         content = response.content
         try:
-            return orjson.loads(content)
+            return exact_loads(content)
         except orjson.JSONDecodeError:
             pass
         stripped = _PHP_MESSAGES.sub(b"", content, count=1)
         if stripped != content:
             try:
-                body = orjson.loads(stripped)
+                body = exact_loads(stripped)
             except orjson.JSONDecodeError:
                 pass
             else:

@@ -103,7 +103,7 @@ async def changed(fetch: Fetch, resource: str, params: dict[str, Any], *, positi
         first, last = local_second(records[0]), local_second(records[-1])
         if first == last:
             start = 0
-            if cursor is not None and cursor.record_id.isdigit() and \
+            if cursor is not None and cursor.record_id.isascii() and cursor.record_id.isdigit() and \
                     utc_to_local(cursor.changed_at, timezone) == first:
                 start = int(cursor.record_id)
             async for batch in by_id(fetch, resource,

@@ -6,6 +6,7 @@ as a bare ``[]``. Shared by the connector and the mapping."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -56,12 +57,23 @@ def utc_text(text: Any, tz: str) -> str | None:
 
 
 def as_int(value: Any, default: int = 0) -> int:
+    """An integer from a number or its text (``"12"``, ``12``, ``"12.000000"``), exact —
+    never through a float, which would merge ids past 2^53; ``default`` for what is not one
+    (or is too long to be one: ``1e10000000`` is not converted)."""
     if value in (None, "", False):
         return default
-    try:
-        return int(float(value))
-    except (TypeError, ValueError):
+    if isinstance(value, int):
+        return int(value)  # True is 1
+    text = str(value).strip()
+    if not text.isascii():
         return default
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        return default
+    if not number.is_finite() or (number and number.adjusted() > 40):
+        return default
+    return int(number)
 
 
 def as_float(value: Any) -> float:

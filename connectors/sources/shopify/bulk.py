@@ -26,9 +26,9 @@ import time
 from typing import Any
 
 import httpx
-import orjson
 
 from connectors.sources.base import RawRecord, SourceAuthError, SourceError
+from connectors.sources.exact import loads as exact_loads
 from connectors.sources.shopify import queries
 from connectors.sources.shopify.client import ShopifyApiError, ShopifyClient
 from connectors.sources.shopify.queries import StreamQuery
@@ -58,7 +58,7 @@ def rebuild(lines: list[bytes], spec: StreamQuery) -> list[RawRecord]:
     objects: dict[str, RawRecord] = {}
     orphans: list[tuple[str, RawRecord]] = []
     for raw in lines:
-        obj = orjson.loads(raw)
+        obj = exact_loads(raw)
         parent_id = obj.pop("__parentId", None)
         if isinstance(obj.get("id"), str):
             objects[obj["id"]] = obj

@@ -30,6 +30,7 @@ from pydantic import SecretStr
 from connectors.http.redact import hide, unhide, wire_forms
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.sources.base import SourceAuthError, SourceError
+from connectors.sources.exact import loads as exact_loads
 from connectors.sources.shopify.config import ShopifyConfig
 from connectors.sources.shopify.throttle import CostBudget, budget_for
 
@@ -230,7 +231,7 @@ class ShopifyClient:
         if status >= 400:
             raise self._refused(response)
         try:
-            body = orjson.loads(response.content)
+            body = exact_loads(response.content)
         except orjson.JSONDecodeError:
             raise TransientHTTPError(response) from None  # an HTML page from the edge
         if not isinstance(body, dict):

@@ -24,6 +24,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from connectors.sources.base import SourceError
+from connectors.sources.exact import loads as exact_loads
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: what a text value must look like to be taken as a timestamp: a date AND a time of day
@@ -119,8 +120,8 @@ def parse_timestamp(text: str, tz: ZoneInfo) -> datetime | None:
         return None
     try:
         return to_utc(datetime.fromisoformat(text), tz)
-    except ValueError:
-        return None
+    except (ValueError, OverflowError):  # past the calendar in UTC: left as text, for the
+        return None  # mapping to name
 
 
 def has_offset(text: str) -> bool:
@@ -147,8 +148,8 @@ def normalize(value: Any, tz: ZoneInfo) -> Any:
             if moment is not None:
                 return iso(moment)
         return value
-    if isinstance(value, bytes | bytearray | memoryview):
-        return bytes(value).decode("utf-8", errors="replace")
+    if isinstance(value, bytes | bytearray | memoryview):  # undecodable bytes are kept as
+        return bytes(value).decode("utf-8", errors="surrogateescape")  # such: see exact.py
     if isinstance(value, list | tuple):
         return [normalize(v, tz) for v in value]
     if isinstance(value, dict):
@@ -156,11 +157,16 @@ def normalize(value: Any, tz: ZoneInfo) -> Any:
     return value
 
 
+#: integers a float holds exactly, each apart from its neighbours: beyond, no float is an id
+EXACT_FLOAT = 2**53
+
+
 def key_text(value: Any) -> str | None:
-    """A key as the text of a position's ``record_id`` (``17.0`` from a float column is 17)."""
+    """A key as the text of a position's ``record_id`` (``17.0`` from a float column is 17;
+    a float beyond 2^53 keeps its float text: it is no exact id, and the mapping says so)."""
     if value is None:
         return None
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) <= EXACT_FLOAT:
         value = int(value)
     text = str(value).strip()
     return text or None
@@ -235,7 +241,7 @@ def json_lines(spec: LinesSpec, value: Any, tz: ZoneInfo) -> Any:
     is passed on as it is, for validation to name."""
     if isinstance(value, str | bytes):
         try:
-            value = orjson.loads(value)
+            value = exact_loads(value)
         except orjson.JSONDecodeError:
             return value
     if value is None:

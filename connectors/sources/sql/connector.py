@@ -83,6 +83,17 @@ def _refused(exc: SQLAlchemyError, where: str) -> SourceError:
     return SourceError(f"{where}: {message}")
 
 
+def _sqlite_text(dbapi_connection: Any, _record: Any) -> None:
+    """SQLite stores whatever bytes it is given as TEXT, and sqlite3 fails the whole query on
+    one that is not UTF-8: the bytes are kept as lone surrogates instead (see exact.py), so
+    that the mapping quarantines that row alone, naming the field."""
+    dbapi_connection.text_factory = _surrogate_escaped
+
+
+def _surrogate_escaped(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
 class SqlConnector:
     """Reads the configured streams of one database; see the module docstring."""
 
@@ -115,6 +126,8 @@ class SqlConnector:
             engine = create_engine(url, connect_args=args, hide_parameters=True)
             if engine.dialect.name == "postgresql":
                 event.listen(engine, "connect", self._postgres_session)
+            if engine.dialect.name == "sqlite":
+                event.listen(engine, "connect", _sqlite_text)
             self._engine = engine
         return self._engine
 
@@ -232,7 +245,13 @@ class SqlConnector:
         return plan_for(dialect, stream, spec, probe[0], self.tz)
 
     def _record(self, plan: Plan, spec: SqlStreamSpec, row: dict[str, Any]) -> RawRecord:
-        record = project(spec, row, self.tz, f"connection.streams.{plan.stream}.")
+        try:
+            record = project(spec, row, self.tz, f"connection.streams.{plan.stream}.")
+        except SourceError:
+            raise  # the configuration's mistake, not the row's
+        except Exception as exc:  # noqa: BLE001 - one row's value is that row's problem
+            record = {"_errors": [f"{plan.stream} row {key_text(row[spec.key])!r}: the row"
+                                  f" cannot be read: {type(exc).__name__}: {str(exc)[:200]}"]}
         changed = plan.moment(row[CURSOR_ALIAS]) if plan.cursor else EPOCH
         record["_key"] = key_text(row[spec.key])
         record["_changed_at"] = iso(changed)

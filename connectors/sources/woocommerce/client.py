@@ -28,6 +28,7 @@ from connectors.http.pacing import Pacer
 from connectors.http.redact import hide, unhide, wire_forms
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.sources.base import SourceAuthError, SourceError
+from connectors.sources.exact import loads as exact_loads
 from connectors.sources.woocommerce.config import WooCommerceConfig
 
 log = logging.getLogger("shopsync.sources.woocommerce")
@@ -145,8 +146,8 @@ class WooClient:
                 f"GET {path}: network error after retries: {type(exc).__name__}") from None
         total = response.headers.get("x-wp-total")
         pages = response.headers.get("x-wp-totalpages")
-        return WooPage(data, int(total) if total and total.isdigit() else None,
-                       int(pages) if pages and pages.isdigit() else None)
+        return WooPage(data, int(total) if total and total.isascii() and total.isdigit() else None,
+                       int(pages) if pages and pages.isascii() and pages.isdigit() else None)
 
     async def _send(self, path: str, params: dict[str, Any] | None) -> tuple[httpx.Response, Any]:
         response = await self._http.get(path.lstrip("/"), params=params)
@@ -162,7 +163,7 @@ class WooClient:
         if status >= 400:
             raise self._refused(path, response)
         try:
-            return response, orjson.loads(response.content)
+            return response, exact_loads(response.content)
         except orjson.JSONDecodeError:
             # a security or caching plugin answering HTML with 200: worth another try
             raise TransientHTTPError(response) from None

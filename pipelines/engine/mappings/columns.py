@@ -12,6 +12,13 @@ the resource of its name and this mapping only makes the values what the item mo
   source's time zone); a date-only value in a timestamp field is midnight UTC;
 - what cannot be converted is passed on as it is, so that validation names the field and
   quarantines the item instead of a guess reaching the API;
+- what converts but not exactly, or past what the API holds, is refused with its reason
+  under ``_errors`` (``quantity_remaining: 1e10000000 is beyond …``), and the engine
+  quarantines the item: an integer past 64 bits, a number that is not finite, a float
+  where an id is wanted beyond 2^53 (no float holds such an id apart from its neighbours),
+  digits other than ASCII ones (``²``, ``١٢``), a date past the calendar in UTC, text with
+  bytes the source's encoding could not decode. Magnitudes are checked before any
+  conversion, so ``1e10000000`` costs nothing;
 - defaults: ``lang`` and ``currency`` of the source, ``updated_at`` from the record's change
   time, an order's ``cart_updated_at`` from its ``updated_at``;
 - a record the connector could not read (``_errors``: an unparseable line, a row without
@@ -22,6 +29,7 @@ the resource of its name and this mapping only makes the values what the item mo
 
 from __future__ import annotations
 
+import math
 import types
 from collections.abc import Iterator, Mapping
 from datetime import date, datetime
@@ -35,6 +43,7 @@ from pydantic.fields import FieldInfo
 
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.base import RawRecord
+from connectors.sources.exact import describe_undecodable, escape_undecodable, undecodable
 from pipelines.engine.mappings.base import Item, MappingContext, utc
 
 #: streams are named after the resources they feed, reference data first
@@ -43,6 +52,25 @@ STREAM_ORDER = ("statuses", "carriers", "groups", "categories", "manufacturers",
 _TRUE = frozenset({"1", "true", "t", "yes", "y", "on"})
 _FALSE = frozenset({"0", "false", "f", "no", "n", "off"})
 Kind = tuple[str, Any]  # (kind, element kind or nested model)
+#: the integers the API takes (signed 64-bit), and the longest id made from a number
+MIN_INT, MAX_INT = -(2**63), 2**63 - 1
+MAX_ID_DIGITS = 191
+#: integers a float holds exactly, each apart from its neighbours
+EXACT_FLOAT = 2**53
+
+
+class Unfit(ValueError):
+    """A value the API cannot be given as the source holds it: the reason, and what to
+    show of the value in the quarantined item."""
+
+    def __init__(self, reason: str, shown: Any) -> None:
+        super().__init__(reason)
+        self.shown = shown
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else str(value)
+    return repr(text) if len(text) <= 40 else repr(text[:30]) + f"… ({len(text):,} characters)"
 
 
 def _validators(metadata: list[Any]) -> set[str]:
@@ -100,22 +128,52 @@ def _number(value: Any) -> Decimal | None:
     if isinstance(value, int | float | Decimal):
         return Decimal(str(value)) if isinstance(value, float) else Decimal(value)
     if isinstance(value, str):
+        text = value.strip().replace(" ", "")
+        if not text.isascii():  # Decimal("١٢") is 12: another shop's 12 is not this one
+            if any(c.isdigit() and not c.isascii() for c in text):
+                raise Unfit(f"{_short(value)} is not a number in ASCII digits", value)
+            return None
         try:
-            return Decimal(value.strip().replace(" ", ""))
+            return Decimal(text)
         except InvalidOperation:
             return None
     return None
 
 
-def _integral(number: Decimal | None) -> int | None:
+def _integral(number: Decimal | None, digits: int = MAX_ID_DIGITS) -> int | None:
+    """The whole number ``number`` is (None when it is not one); more than ``digits``
+    digits is refused before ``int()``, which would take ages on ``1e10000000``."""
     if number is None or not number.is_finite() or number != number.to_integral_value():
         return None
+    if number and number.adjusted() >= digits:
+        raise Unfit(f"{_short(number)} has more than {digits} digits", str(number))
     return int(number)
+
+
+def _inexact_float(value: Any) -> bool:
+    return isinstance(value, float) and abs(value) > EXACT_FLOAT
+
+
+def _out_of_range(value: Any) -> Unfit:
+    return Unfit(f"{_short(value)} is beyond the range of the API's integers (signed 64-bit)",
+                 str(value))
+
+
+def _in_range(whole: int, value: Any) -> int:
+    if not MIN_INT <= whole <= MAX_INT:
+        raise _out_of_range(value)
+    return whole
 
 
 def _scalar(kind: str, value: Any) -> Any:
     if value is None or (value == "" and kind != "str"):  # an empty CSV cell is a null
         return None
+    if isinstance(value, str) and (found := undecodable(value)) is not None:
+        raise Unfit(describe_undecodable(found, "text"), escape_undecodable(value)[:200])
+    if _inexact_float(value) and kind in ("str", "int"):
+        raise Unfit(f"{value!r} is a floating-point number beyond 2^53, which holds no"
+                    " id or count exactly: keep it as an integer or text at the source",
+                    repr(value))
     if kind == "str":
         if isinstance(value, bool):
             return value
@@ -124,11 +182,23 @@ def _scalar(kind: str, value: Any) -> Any:
             return str(whole) if whole is not None else str(value)
         return str(value) if isinstance(value, int | str) else value
     if kind == "int":
-        whole = _integral(_number(value))
-        return whole if whole is not None else value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return _in_range(value, value)
+        number = _number(value)
+        if number is not None and number.is_infinite():
+            raise Unfit(f"{_short(value)} is not a finite number", str(value))
+        if number is not None and number.is_finite() and number and number.adjusted() >= 19:
+            raise _out_of_range(value)  # 10^19 and beyond: never converted (1e10000000)
+        whole = _integral(number)
+        return _in_range(whole, value) if whole is not None else value
     if kind == "float":
         number = _number(value)
-        return float(number) if number is not None and number.is_finite() else value
+        if number is not None:
+            as_float = float(number) if number.is_finite() else None
+            if as_float is None or not math.isfinite(as_float):
+                raise Unfit(f"{_short(value)} is not a finite number", str(value))
+            return as_float
+        return value
     if kind == "bool":
         if isinstance(value, bool):
             return value
@@ -142,6 +212,9 @@ def _scalar(kind: str, value: Any) -> Any:
                 return utc(value.strip())
             except ValueError:
                 return value
+            except OverflowError:
+                raise Unfit(f"{_short(value)} is past the range of dates (years 1 to 9999)"
+                            " once in UTC", value) from None
         return value
     if kind == "date":
         if isinstance(value, str):
@@ -165,23 +238,33 @@ def _as_list(value: Any) -> Any:
     return value if isinstance(value, list | tuple) else [value]
 
 
-def coerce(kind: Kind, value: Any) -> Any:
-    """``value`` as a field of ``kind`` wants it, or as it was when it cannot be."""
+def coerce(kind: Kind, value: Any, problems: list[str] | None = None, where: str = "") -> Any:
+    """``value`` as a field of ``kind`` wants it, or as it was when it cannot be; a value
+    the API cannot be given (see the module docstring) adds ``where: reason`` to
+    ``problems`` and is kept as shown text."""
     name, inner = kind
     if name == "object":
-        return coerce_model(inner, value) if isinstance(value, Mapping) else value
+        return coerce_model(inner, value, problems, where) if isinstance(value, Mapping) \
+            else value
     if name == "list":
         if value is None or value == "":
             return None
         items = _as_list(value)
-        return [coerce(inner, v) for v in items] if isinstance(items, list) else items
-    return _scalar(name, value)
+        return [coerce(inner, v, problems, f"{where}[{i}]") for i, v in enumerate(items)] \
+            if isinstance(items, list) else items
+    try:
+        return _scalar(name, value)
+    except Unfit as unfit:
+        if problems is not None:
+            problems.append(f"{where}: {unfit}" if where else str(unfit))
+        return unfit.shown
 
 
-def coerce_model(model: type[BaseModel], data: Mapping[str, Any]) -> Item:
+def coerce_model(model: type[BaseModel], data: Mapping[str, Any],
+                 problems: list[str] | None = None, where: str = "") -> Item:
     fields = fields_of(model)
-    return {name: coerce(fields[name], value) for name, value in data.items()
-            if name in fields}
+    return {name: coerce(fields[name], value, problems, f"{where}.{name}" if where else name)
+            for name, value in data.items() if name in fields}
 
 
 def _json_safe(value: Any) -> Any:
@@ -208,7 +291,8 @@ class ColumnsMapping:
             return
         spec = SYNC_RESOURCES[stream]
         fields = fields_of(spec.model)
-        item = _json_safe(coerce_model(spec.model, record))
+        problems: list[str] = []
+        item = _json_safe(coerce_model(spec.model, record, problems))
         if "lang" in fields and item.get("lang") is None:
             item["lang"] = ctx.lang
         if "currency" in fields and item.get("currency") is None:
@@ -222,6 +306,8 @@ class ColumnsMapping:
             item[spec.id_field] = {"malformed": record.get("_origin") or record.get("_key"),
                                    "errors": errors}
             item["_errors"] = errors  # the reasons, for an engine that takes them as such
+        elif problems:
+            item["_errors"] = problems  # the values the API cannot be given, by field
         yield stream, item
 
 

@@ -40,7 +40,7 @@ _DISPLAYED = re.compile(r"\*\*(.+?)\*\*")
 def number(gid: Any) -> int:
     """The numeric id at the end of a GID (0 when there is none)."""
     tail = str(gid or "").split("?")[0].rsplit("/", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
+    return int(tail) if tail.isascii() and tail.isdigit() else 0  # "²" is no number
 
 
 def _text(value: Any) -> str:

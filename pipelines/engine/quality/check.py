@@ -138,11 +138,11 @@ def _get(item: Mapping[str, Any], path: str) -> Any:
 def _number(value: Any) -> float | None:
     if value is None or isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        return None if math.isnan(value) else float(value)  # NaN is no amount
+    if isinstance(value, float):
+        return None if math.isnan(value) else value  # NaN is no amount
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # an integer past float's range: no amount
         return None
 
 
@@ -223,10 +223,10 @@ def _timestamps(texts: pd.Series) -> pd.Series:
     for index in parsed.index[parsed.isna() & texts.notna()]:
         try:
             value = datetime.fromisoformat(texts[index])
-        except ValueError:
+            parsed[index] = pd.Timestamp(value if value.tzinfo else value.replace(tzinfo=UTC)
+                                         ).tz_convert("UTC")
+        except (ValueError, OverflowError):  # unparseable, or past pandas' range: NaT
             continue
-        parsed[index] = pd.Timestamp(value if value.tzinfo else value.replace(tzinfo=UTC)
-                                     ).tz_convert("UTC")
     return parsed.dt.tz_convert(None)
 
 

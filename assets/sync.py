@@ -23,6 +23,7 @@ from pipelines.engine.quality import rules_markdown, summarize
 from pipelines.engine.report import top_reasons
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore
+from pipelines.engine.stopped import SyncStopped, resume_text
 from pipelines.engine.sync import StreamReport, Window
 
 DEFAULT_START = date(2024, 1, 1)
@@ -132,6 +133,20 @@ def quality_check_of(report: StreamReport, resource: str,
     )
 
 
+def stopped_failure(exc: SyncStopped) -> dg.Failure:
+    """A sync stopped early (the destination down) as a failed step that says so, not a
+    traceback: the same message as the command line's, and where the next run resumes."""
+    return dg.Failure(
+        description=exc.message,
+        metadata={
+            "stopped": dg.MetadataValue.text(exc.why),
+            "stream": dg.MetadataValue.text(exc.stream or "-"),
+            "resumes": dg.MetadataValue.text(resume_text(exc.resume) if exc.resume is not None
+                                             else "the backfill's window, whole"),
+        },
+    )
+
+
 def stream_asset(config: Config, source: Source, stream: str, resources: list[str],
                  produced: set[str]) -> dg.AssetsDefinition:
     """The multi-asset of one stream of one source."""
@@ -172,7 +187,10 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
             context.log.info("syncing %s/%s %s", source.name, stream,
                              f"window {window.start:%Y-%m-%d}..{window.end:%Y-%m-%d}"
                              if window else "incrementally")
-            (report,) = asyncio.run(runner.run([stream], window=window))
+            try:
+                (report,) = asyncio.run(runner.run([stream], window=window))
+            except SyncStopped as exc:
+                raise stopped_failure(exc) from None
             for resource in resources:
                 key = asset_key(source, resource)
                 yield dg.MaterializeResult(

@@ -1,15 +1,20 @@
 """The Dagster code location of shopsync, built from the configuration.
 
 ``workspace.yaml`` loads ``defs``: the sync assets of every configured source (from
-``$SHOPSYNC_CONFIG`` or ``./shops.yaml``; without either, the demo configuration that
-``shopsync dev`` serves) with a reconciliation report per source, a sync job and schedule and
-a reconciliation job and schedule per source, and sensors that report failed runs,
-rejection spikes and parked items.
+``$SHOPSYNC_CONFIG``, else ``./shops.yaml``) with a reconciliation report per source, a sync
+job and schedule and a reconciliation job and schedule per source, and sensors that report
+failed runs, rejection spikes and parked items. ``defs`` is built when Dagster loads the
+location, not when this module is imported (``build_definitions`` is importable on its own).
+
+The demo configuration loads only when asked for: ``shopsync dev`` sets
+``SHOPSYNC_DEMO_PLATFORM`` (and no ``SHOPSYNC_CONFIG``). A file that is missing, unreadable
+or invalid fails the location with a message naming it — never the demo in its place.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 import dagster as dg
@@ -18,7 +23,14 @@ from assets.alerts import alerts_sensor, failed_runs_sensor
 from assets.reconciliation import reconciliation_asset
 from assets.secrets import secrets_for, secrets_key
 from assets.sync import stream_asset
-from pipelines.engine.config import Config, Source, config_path, load_config
+from pipelines.engine.config import (
+    CONFIG_ENV,
+    Config,
+    ConfigError,
+    Source,
+    config_path,
+    load_config,
+)
 from pipelines.engine.runner import selected_resources
 
 
@@ -68,15 +80,33 @@ def build_definitions(config: Config) -> dg.Definitions:
     )
 
 
-def load_definitions() -> dg.Definitions:
-    path = config_path()
-    if path.exists():
-        return build_definitions(load_config(path))
-    from pipelines.demo import DEFAULT_PLATFORM, demo_config
-
-    return build_definitions(
-        demo_config(platform_name=os.environ.get("SHOPSYNC_DEMO_PLATFORM", DEFAULT_PLATFORM))
-    )
+#: set to a platform by ``shopsync dev``: the location serves the demo configuration
+DEMO_ENV = "SHOPSYNC_DEMO_PLATFORM"
 
 
-defs = load_definitions()
+def load_definitions(env: Mapping[str, str] = os.environ) -> dg.Definitions:
+    """The configured sources; the demo's when ``env`` asks for it and names no file."""
+    demo = env.get(DEMO_ENV)
+    if demo and not env.get(CONFIG_ENV):
+        from pipelines.demo import demo_config
+        from pipelines.engine.platforms import names, platform
+
+        demos = [name for name in names() if platform(name).demo is not None]
+        if demo not in demos:
+            raise ConfigError([f"{DEMO_ENV}: no demo of {demo!r}; use one of: {', '.join(demos)}"])
+        return build_definitions(demo_config(platform_name=demo))
+    path = config_path(env.get(CONFIG_ENV))
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        if path.exists():
+            raise
+        raise ConfigError([*exc.problems, f"for the demo configuration, run `shopsync dev` (or"
+                           f" set {DEMO_ENV} to a platform, like woocommerce)"]) from None
+    return build_definitions(config)
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    """The code location, built when Dagster loads it."""
+    return load_definitions()

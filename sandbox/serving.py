@@ -8,6 +8,7 @@ real socket, without a process's start-up."""
 
 from __future__ import annotations
 
+import errno
 import socket
 import sys
 import threading
@@ -24,14 +25,29 @@ def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
     return sock
+
+
+def cannot_listen(host: str, port: int, exc: OSError) -> str:
+    """One line for a server that cannot listen, with the option that changes it."""
+    if exc.errno == errno.EADDRINUSE:
+        return (f"port {port} on {host} is already in use: pick another with --port"
+                " (0: any free port), or stop what listens there")
+    return f"cannot listen on {host}:{port}: {exc.strerror or exc} — check --host and --port"
 
 
 def serve_app(app: Callable[[], ASGIApp], host: str, port: int, banner: Callable[[int], str]) -> None:
     """Bind, build the app (which may take a while: the port is already held), print
-    ``banner(bound_port)``, serve."""
-    sock = bind(host, port)
+    ``banner(bound_port)``, serve. A port that cannot be had ends the command with one line."""
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise click.ClickException(cannot_listen(host, port, exc)) from None
     bound = sock.getsockname()[1]
     config = _config(app())
     click.echo(banner(bound))

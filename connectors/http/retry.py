@@ -7,6 +7,12 @@ are both bounded. Other 4xx answers are never retried: they are the caller's to 
 A request that is not idempotent (creating an event type, firing an event) is retried only
 when the server cannot have acted on it: it was refused before processing (429, 503) or the
 connection was never made.
+
+With a :class:`~connectors.http.breaker.CircuitBreaker` shared by a run's requests, a request
+that has seen nothing but network errors and 5xx since it began failing — from any request
+of the run — is not given up by the policy's bounds: the breaker decides, so a short outage
+costs a wait rather than failed items, and a long one ends the run at once. Its retries are
+then logged at debug level only: the breaker says the one thing worth saying.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from typing import Any
 
 import httpx
 import tenacity
+
+from connectors.http.breaker import CircuitBreaker
 
 log = logging.getLogger("shopsync.http")
 
@@ -102,26 +110,71 @@ class _RetryAfterOrBackoff(tenacity.wait.wait_base):
         return float(self._backoff(retry_state))
 
 
-def _log_retry(retry_state: tenacity.RetryCallState) -> None:
-    outcome = retry_state.outcome
-    exc = outcome.exception() if outcome is not None else None
-    wait = retry_state.next_action.sleep if retry_state.next_action else 0.0
-    log.warning(
-        "retrying after %s in %.2fs (attempt %d)",
-        exc if isinstance(exc, TransientHTTPError) else type(exc).__name__,
-        wait,
-        retry_state.attempt_number + 1,
-    )
+class _NoLaterThanTheBreaker(tenacity.wait.wait_base):
+    """The wait, cut short so that the attempt after it comes when the breaker would open."""
+
+    def __init__(self, wait: tenacity.wait.wait_base, breaker: CircuitBreaker) -> None:
+        self._wait = wait
+        self._breaker = breaker
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> float:
+        return min(float(self._wait(retry_state)), self._breaker.seconds_left())
 
 
-def async_retrying(policy: RetryPolicy, *, idempotent: bool = True, **overrides: Any) -> tenacity.AsyncRetrying:
-    """A tenacity loop for one request under ``policy``; the last error is re-raised."""
+class _UntilTheBreakerDecides(tenacity.stop.stop_base):
+    """The policy's stop, unless nothing has answered since this request began failing:
+    then the breaker's stretch, not the policy, bounds the request. One per request."""
+
+    def __init__(self, stop: tenacity.stop.stop_base, breaker: CircuitBreaker) -> None:
+        self._stop = stop
+        self._breaker = breaker
+        self._streak: int | None = None
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
+        breaker = self._breaker
+        if breaker.failing_since is not None and not breaker.is_open:
+            if self._streak is None:
+                self._streak = breaker.streak
+            if breaker.streak == self._streak:
+                return False
+        return bool(self._stop(retry_state))
+
+
+def _retry_logger(level: int) -> Callable[[tenacity.RetryCallState], None]:
+    def log_retry(retry_state: tenacity.RetryCallState) -> None:
+        outcome = retry_state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        wait = retry_state.next_action.sleep if retry_state.next_action else 0.0
+        log.log(
+            level,
+            "retrying after %s in %.2fs (attempt %d)",
+            exc if isinstance(exc, TransientHTTPError) else type(exc).__name__,
+            wait,
+            retry_state.attempt_number + 1,
+        )
+
+    return log_retry
+
+
+def async_retrying(
+    policy: RetryPolicy,
+    *,
+    idempotent: bool = True,
+    breaker: CircuitBreaker | None = None,
+    **overrides: Any,
+) -> tenacity.AsyncRetrying:
+    """A tenacity loop for one request under ``policy``; the last error is re-raised.
+
+    ``breaker``: the run's circuit breaker (the caller tells it every attempt's result and
+    raises its ``CircuitOpenError``, which is never retried)."""
+    wait: tenacity.wait.wait_base = _RetryAfterOrBackoff(policy)
+    stop: tenacity.stop.stop_base = tenacity.stop_after_attempt(policy.max_attempts) \
+        | tenacity.stop_before_delay(policy.max_total)
     options: dict[str, Any] = {
         "retry": _retryable(idempotent),
-        "wait": _RetryAfterOrBackoff(policy),
-        "stop": tenacity.stop_after_attempt(policy.max_attempts)
-        | tenacity.stop_before_delay(policy.max_total),
-        "before_sleep": _log_retry,
+        "wait": wait if breaker is None else _NoLaterThanTheBreaker(wait, breaker),
+        "stop": stop if breaker is None else _UntilTheBreakerDecides(stop, breaker),
+        "before_sleep": _retry_logger(logging.WARNING if breaker is None else logging.DEBUG),
         "reraise": True,
     }
     if policy.sleep is not None:

@@ -23,8 +23,11 @@ def secure_url(text: str, *, carrying: str, shown: str | None = None, label: str
     """``text`` as an address a secret may be sent to: http(s) with a host, and https unless
     the host is loopback. ``carrying`` says what travels with every request (``the bearer
     token travels``); the errors name the address as the user wrote it (``shown``)."""
-    url = httpx.URL(text)
     written = text if shown is None else shown
+    try:
+        url = httpx.URL(text)
+    except httpx.InvalidURL:  # a port that is no number, a character a URL cannot hold
+        raise ValueError(f"{label} {written!r} {invalid}") from None
     if url.scheme not in ("http", "https") or not url.host:
         raise ValueError(f"{label} {written!r} {invalid}")
     if url.scheme != "https" and not is_loopback(url.host):

@@ -18,6 +18,7 @@ from typing import Any, Self
 import httpx
 from pydantic import SecretStr
 
+from connectors.http.breaker import CircuitBreaker
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.errors import ClientConfigError
 from connectors.marketing.models import BulkResult, DataSource, ListPage, Single
@@ -46,7 +47,9 @@ class MarketingClient(
     """Async client of the Marketing Automation Data API (use ``async with``).
 
     ``query_encoding`` picks how listing queries travel (``brackets`` or ``json``, the
-    spec's two encodings); both mean the same to the API.
+    spec's two encodings); both mean the same to the API. ``breaker``, shared by all the
+    requests of a run, takes the API as down after a stretch in which every request failed
+    (``DestinationDown``); without one, each request is bounded by ``retry`` alone.
     """
 
     def __init__(
@@ -60,6 +63,7 @@ class MarketingClient(
         max_connections: int = 32,
         transport: httpx.AsyncBaseTransport | None = None,
         query_encoding: Encoding = "brackets",
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         if query_encoding not in ENCODINGS:
             raise ClientConfigError(
@@ -74,6 +78,7 @@ class MarketingClient(
             timeout=timeout,
             max_connections=max_connections,
             transport=transport,
+            breaker=breaker,
         )
 
     def __repr__(self) -> str:

@@ -4,7 +4,9 @@
     ├── AuthenticationError      401/403: the key is wrong; fix the configuration
     ├── NotFoundError            404: the thing does not exist
     ├── RequestRejected          another 4xx: the request is wrong; never retried
-    └── TransientError           408/429/5xx or the network, still failing after retries
+    ├── TransientError           408/429/5xx or the network, still failing after retries
+    └── DestinationDown          every request failed for the circuit breaker's stretch:
+                                 the API is down, nothing more is sent (stop, run later)
     ClientConfigError            refused before any request: bad base URL or key format
 
 None of them ever holds the API key.
@@ -15,6 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+
+from connectors.http.breaker import CircuitOpenError
 
 
 class ClientConfigError(ValueError):
@@ -57,6 +61,26 @@ class RequestRejected(MarketingApiError):
 
 class TransientError(MarketingApiError):
     pass
+
+
+class DestinationDown(MarketingApiError):
+    """The API has answered no request (network errors, 5xx) for the breaker's whole stretch.
+
+    Not a ``TransientError``: items are not to be marked failed one batch after another,
+    the run is to stop and say so. ``since`` is when the API last answered (UTC).
+    """
+
+    def __init__(self, cause: CircuitOpenError, *, method: str = "", path: str = "") -> None:
+        self.since = cause.since
+        self.open_after = cause.open_after
+        self.last_error = cause.last_error
+        self.server = cause.server
+        super().__init__(str(cause), method=method, path=path)
+        # the outage, not the one request that met the open breaker, is the message
+        self.args = (str(cause),)
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def error_for(response: httpx.Response) -> MarketingApiError:

@@ -1,8 +1,9 @@
 """The Marketing API's transport: one authenticated, retried request at a time.
 
 Knows the base URL rules (``…/v1``; https except on loopback), the two key patterns, the
-retry policy and the error types; knows nothing of individual routes. The key lives in a
-``SecretStr`` and is set on each request only, so it never shows in a repr, a log line or
+retry policy, the run's circuit breaker when given one (the API down for a whole stretch:
+``DestinationDown``) and the error types; knows nothing of individual routes. The key lives
+in a ``SecretStr`` and is set on each request only, so it never shows in a repr, a log line or
 an exception, and redirects are never followed, so it never reaches another origin.
 """
 
@@ -18,10 +19,12 @@ import httpx
 import orjson
 from pydantic import SecretStr
 
+from connectors.http.breaker import CircuitBreaker, CircuitOpenError
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.http.urls import is_loopback as _is_loopback
 from connectors.marketing.errors import (
     ClientConfigError,
+    DestinationDown,
     MarketingApiError,
     TransientError,
     error_for,
@@ -83,11 +86,14 @@ class ApiTransport:
         timeout: httpx.Timeout = DEFAULT_TIMEOUT,
         max_connections: int = 32,
         transport: httpx.AsyncBaseTransport | None = None,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self.base_url = check_base_url(base_url)
         self._key = _secret(api_key)
         self._kpi_key = _secret(kpi_api_key)
         self.retry = retry or RetryPolicy()
+        #: when given, every request of this transport counts towards it (one per run)
+        self.breaker = breaker
         self.stats = TransportStats()
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
@@ -130,6 +136,7 @@ class ApiTransport:
 
         Raises:
             ClientConfigError: the key needed for this route is missing or malformed.
+            DestinationDown: every request failed for the breaker's stretch (none is sent).
             MarketingApiError: a typed error carrying the API's message (see errors.py).
         """
         headers = {API_KEY_HEADER: self._key_for(kpi)}
@@ -138,9 +145,12 @@ class ApiTransport:
             headers["content-type"] = "application/json"
         self.stats.requests += 1
         try:
-            async for attempt in async_retrying(self.retry, idempotent=idempotent):
+            async for attempt in async_retrying(self.retry, idempotent=idempotent,
+                                                breaker=self.breaker):
                 with attempt:
                     response = await self._send(method, path, params, content, headers)
+        except CircuitOpenError as exc:
+            raise DestinationDown(exc, method=method, path=path) from None
         except TransientHTTPError as exc:
             raise error_for(exc.response) from None
         except httpx.TransportError as exc:
@@ -160,14 +170,20 @@ class ApiTransport:
     async def _send(
         self, method: str, path: str, params: Any, content: bytes | None, headers: dict[str, str]
     ) -> httpx.Response:
+        breaker = self.breaker
+        if breaker is not None:
+            breaker.check()
         self.stats.attempts += 1
         started = time.perf_counter()
         try:
             response = await self._http.request(
                 method, path.lstrip("/"), params=params, content=content, headers=headers
             )
-        except httpx.TransportError:
+        except httpx.TransportError as exc:
             self.stats.network_errors += 1
+            if breaker is not None:
+                breaker.failure(type(exc).__name__)
+                breaker.check()
             raise
         elapsed = time.perf_counter() - started
         self.stats.latencies.append(elapsed)
@@ -178,6 +194,11 @@ class ApiTransport:
             self.stats.throttled += 1
         elif response.status_code >= 500:
             self.stats.server_errors += 1
+        if breaker is not None and response.status_code >= 500:
+            breaker.failure(f"{response.status_code} {response.reason_phrase}".strip())
+            breaker.check()
+        elif breaker is not None:
+            breaker.success()
         if response.status_code in RETRY_STATUSES:
             raise TransientHTTPError(response)
         return response

@@ -8,6 +8,7 @@ from pipelines.cli.check import check_config
 from pipelines.cli.demo import demo, dev
 from pipelines.cli.reconcile import reconcile
 from pipelines.cli.rejections import rejections
+from pipelines.cli.resync import resync
 from pipelines.cli.servers import fake_shop, sandbox
 from pipelines.cli.status import status
 from pipelines.cli.sync import backfill, sync
@@ -19,6 +20,6 @@ def main() -> None:
     """Sync shop platforms' data into the Marketing Automation Data API."""
 
 
-for command in (demo, dev, sync, backfill, reconcile, rejections, status, check_config, sandbox,
-                fake_shop):
+for command in (demo, dev, sync, backfill, resync, reconcile, rejections, status, check_config,
+                sandbox, fake_shop):
     main.add_command(command)

@@ -1,5 +1,6 @@
-"""``shopsync rejections``: the items the API refused (and the parked ones), to read, export
-and send again after a fix."""
+"""``shopsync rejections``: the items held back — refused by the API, parked after too many
+attempts, or quarantined (invalid, never sent) — to read with their reasons, export, and send
+again after a fix."""
 
 from __future__ import annotations
 
@@ -14,10 +15,18 @@ import click
 
 from pipelines.cli.common import config_option, friendly_errors, load, pick_sources
 
+#: what ``retry`` sends again: quarantined items wait for their source record to change
 STATUSES = ("rejected", "parked")
+#: ``--state`` choices; ``all`` is every state a person must look at
+STATES = ("quarantined", "rejected", "parked")
 
 
-def _entries(config: Any, sources: tuple[str, ...], resource: str | None) -> Iterator[dict[str, Any]]:
+def _states(state: str) -> tuple[str, ...]:
+    return STATES if state == "all" else (state,)
+
+
+def _entries(config: Any, sources: tuple[str, ...], resource: str | None,
+             states: tuple[str, ...] = STATES) -> Iterator[dict[str, Any]]:
     from pipelines.engine.runner import SourceRunner
     from pipelines.engine.state import ItemStatus
 
@@ -29,7 +38,7 @@ def _entries(config: Any, sources: tuple[str, ...], resource: str | None) -> Ite
                 after = None
                 while True:
                     page = runner.state.entries(
-                        source.name, name, {ItemStatus(s) for s in STATUSES}, limit=500,
+                        source.name, name, {ItemStatus(s) for s in states}, limit=500,
                         after_key=after)
                     if not page:
                         break
@@ -48,24 +57,30 @@ def _entries(config: Any, sources: tuple[str, ...], resource: str | None) -> Ite
 
 source_option = click.option("--source", "sources", multiple=True, help="Only this source.")
 resource_option = click.option("--resource", default=None, help="Only this target resource.")
+state_option = click.option(
+    "--state", type=click.Choice([*STATES, "all"]), default="all", show_default=True,
+    help="Which held-back items: quarantined (invalid, never sent), rejected (refused by the"
+         " API), parked (given up on after the allowed attempts), or all of them.")
 
 
 @click.group()
 def rejections() -> None:
-    """Items the API refused: by reason, one by one, exported, or sent again."""
+    """Items held back (quarantined, rejected, parked): by reason, one by one, exported, or
+    sent again."""
 
 
 @rejections.command("list")
 @config_option
 @source_option
 @resource_option
+@state_option
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @friendly_errors
-def list_(config_path: str | None, sources: tuple[str, ...], resource: str | None,
+def list_(config_path: str | None, sources: tuple[str, ...], resource: str | None, state: str,
           as_json: bool) -> None:
-    """Rejected and parked items grouped by the API's error message."""
+    """Held-back items grouped by reason (the API's error, or why they were quarantined)."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for entry in _entries(load(config_path), sources, resource):
+    for entry in _entries(load(config_path), sources, resource, _states(state)):
         for error in entry["errors"] or ["(no message)"]:
             groups.setdefault((entry["source"], entry["resource"], error), []).append(entry)
     rows: list[dict[str, Any]] = [
@@ -78,7 +93,7 @@ def list_(config_path: str | None, sources: tuple[str, ...], resource: str | Non
         click.echo(json.dumps(rows, indent=2))
         return
     if not rows:
-        click.echo("no rejected items")
+        click.echo(f"no {' or '.join(_states(state))} items")
     for row in rows:
         click.echo(f"{row['count']:>6}  {row['source']}/{row['resource']}  {row['error']}"
                    f"  (e.g. {', '.join(row['keys'])}; {', '.join(row['statuses'])})")
@@ -91,12 +106,13 @@ def list_(config_path: str | None, sources: tuple[str, ...], resource: str | Non
 @click.argument("key")
 @friendly_errors
 def show(config_path: str | None, sources: tuple[str, ...], resource: str, key: str) -> None:
-    """One rejected item: its errors, the payload that was sent, its source record."""
+    """One held-back item: its reasons, its payload (as sent or built), its source record."""
     for entry in _entries(load(config_path), sources, resource):
         if entry["key"] == key:
             click.echo(json.dumps(entry, indent=2, ensure_ascii=False))
             return
-    click.echo(f"error: no rejected or parked {resource} item with key {key!r}", err=True)
+    click.echo(f"error: no quarantined, rejected or parked {resource} item with key {key!r}",
+               err=True)
     sys.exit(1)
 
 
@@ -104,14 +120,15 @@ def show(config_path: str | None, sources: tuple[str, ...], resource: str, key: 
 @config_option
 @source_option
 @resource_option
+@state_option
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv",
               show_default=True)
 @click.option("--output", type=click.File("w"), default="-", help="File to write (default: stdout).")
 @friendly_errors
-def export(config_path: str | None, sources: tuple[str, ...], resource: str | None, fmt: str,
-           output: Any) -> None:
-    """Every rejected and parked item, with its errors and payload, as CSV or JSON."""
-    entries = list(_entries(load(config_path), sources, resource))
+def export(config_path: str | None, sources: tuple[str, ...], resource: str | None, state: str,
+           fmt: str, output: Any) -> None:
+    """Every held-back item, with its reasons and payload, as CSV or JSON."""
+    entries = list(_entries(load(config_path), sources, resource, _states(state)))
     if fmt == "json":
         json.dump(entries, output, indent=2, ensure_ascii=False)
         output.write("\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Coroutine
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -45,18 +46,36 @@ def report_table(reports: list[Any]) -> str:
 @friendly_errors
 def sync(config_path: str | None, sources: tuple[str, ...], streams: tuple[str, ...],
          dry_run: bool, as_json: bool) -> None:
-    """Sync sources incrementally from their stored cursors."""
+    """Sync sources incrementally from their stored cursors.
+
+    Exit codes: 0 done; 1 an error, or items that failed (they are sent again first next
+    time); 2 the configuration; 75 the destination was down (it answered no request for
+    destination.down_after_seconds): the sync stopped, nothing is lost, run it again later;
+    130 interrupted by Ctrl-C. Both stops say where the next run resumes.
+    """
     from pipelines.engine.runner import SourceRunner
 
     config = load(config_path)
     reports = []
     for source in pick_sources(config, sources):
         runner = SourceRunner.for_source(config, source.name)
-        reports += asyncio.run(runner.run(list(streams) or None, dry_run=dry_run,
-                                          progress=None if as_json else _progress))
+        reports += _run(runner, runner.run(list(streams) or None, dry_run=dry_run,
+                                           progress=None if as_json else _progress))
     _show(reports, as_json, dry_run)
     if any(r.total("failed") for r in reports):
         sys.exit(1)
+
+
+def _run(runner: Any, run: Coroutine[Any, Any, list[Any]], backfill: bool = False) -> list[Any]:
+    """The runner's reports; Ctrl-C stops it like a dead destination does: what is recorded
+    stays, and the message says where the next run resumes (exit 130)."""
+    from pipelines.engine.stopped import SyncStopped
+
+    try:
+        return asyncio.run(run)
+    except KeyboardInterrupt:
+        resume = None if backfill else runner.resume_points()
+        raise SyncStopped.interrupted(runner.source.name, resume) from None
 
 
 def _show(reports: list[Any], as_json: bool, dry_run: bool) -> None:
@@ -113,6 +132,6 @@ def backfill(config_path: str | None, source: str, resources: tuple[str, ...], s
                             f" its resources: {', '.join(r for rs in plan.values() for r in rs)}")])
     window = Window(datetime(first.year, first.month, first.day, tzinfo=UTC),
                     datetime(last.year, last.month, last.day, tzinfo=UTC) + timedelta(days=1))
-    reports = asyncio.run(runner.run(streams, window=window, only=set(resources),
-                                     progress=None if as_json else _progress))
+    reports = _run(runner, runner.run(streams, window=window, only=set(resources),
+                                      progress=None if as_json else _progress), backfill=True)
     _show(reports, as_json, False)

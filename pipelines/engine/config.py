@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from connectors.http.urls import secure_url
 
 CONFIG_ENV = "SHOPSYNC_CONFIG"
 DEFAULT_CONFIG = Path("shops.yaml")
@@ -36,13 +47,76 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _env_name(value: str) -> str:
-    if not _ENV_NAME.match(value):
+def shown(value: Any) -> str:
+    """A value for a message: quoted, escaped, and short (a file may hold anything)."""
+    return reprlib.repr(value)
+
+
+def _env_name(value: str, info: ValidationInfo) -> str:
+    """The name of an environment variable. The value is never echoed: a key pasted here
+    by mistake must not end up in a terminal or a log."""
+    if _ENV_NAME.fullmatch(value):
+        return value
+    field = info.field_name
+    if (not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) or len(value) >= 24
+            or sum(c.isdigit() for c in value) >= 4):
         raise ValueError(
-            f"{value!r} is not an environment variable name: give the NAME of the variable"
-            " that holds the secret (like SHOPSYNC_API_KEY), never the secret itself"
+            f"the value of {field} looks like a key, not a variable name (it is not shown):"
+            " put the secret in an environment variable and give the variable's NAME here"
+            " (like SHOPSYNC_API_KEY)"
         )
+    raise ValueError(
+        f"the value of {field} is not an environment variable name: give the NAME of the"
+        " variable that holds the secret, in capitals, digits and _ (like SHOPSYNC_API_KEY)"
+    )
+
+
+def _url(value: str, *, carrying: str, label: str) -> str:
+    """``value`` if it passes the one secure-address check (https, or http on loopback)."""
+    secure_url(value, carrying=carrying, label=label, invalid="must be an http(s) URL")
     return value
+
+
+def _cron(value: str | None) -> str | None:
+    """A schedule Dagster can run, checked with Dagster's own validator (the engine's one
+    use of Dagster, imported only here): a file that passes never stops the code location
+    from loading."""
+    if value is None:
+        return value
+    from dagster._utils.schedules import is_valid_cron_string
+
+    try:
+        valid = is_valid_cron_string(value)
+    except Exception:  # noqa: BLE001 - the parser's own errors on odd input mean "not valid"
+        valid = False
+    if not valid:
+        raise ValueError(f'{shown(value)} is not a cron expression; e.g. "*/15 * * * *"'
+                         " (minute hour day-of-month month day-of-week)")
+    return value
+
+
+def _callable_problem(dotted: str) -> str | None:
+    """Why ``dotted`` cannot be a mapping callable ``fn(item, record) -> item``; None when
+    it can. Found when the file is read, not at the first record of a run."""
+    import inspect
+
+    from pipelines.engine.mappings.base import load_callable
+
+    try:
+        fn = load_callable(dotted)
+    except Exception as exc:  # noqa: BLE001 - whatever importing the user's module raises
+        return (f"cannot import {dotted} ({type(exc).__name__}: {exc}) — check the module is"
+                " installed or on PYTHONPATH, and the function's name")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # no signature to read (some builtins): trust it
+        return None
+    try:
+        signature.bind(None, None)  # (item, record)
+    except TypeError:
+        return (f"{dotted}{signature} must take two arguments, (item, record), and return"
+                " the item")
+    return None
 
 
 class Destination(_Model):
@@ -52,14 +126,18 @@ class Destination(_Model):
     #: the spec lets clients write carts; a deployment whose service exposes carts read-only
     #: turns this off (orders still carry cart_id and cart_updated_at)
     write_carts: bool = True
+    #: a sync stops when the API has answered no request (network errors, 5xx) for this
+    #: long: it is taken as down, and the run ends saying so instead of retrying on and on
+    down_after_seconds: float = Field(default=60.0, gt=0, le=3600)
 
     _check_key_env = field_validator("api_key_env", "kpi_api_key_env")(
-        lambda cls, v: v if v is None else _env_name(v)
+        lambda cls, v, info: v if v is None else _env_name(v, info)
     )
 
     @field_validator("base_url")
     @classmethod
     def _v1(cls, value: str) -> str:
+        _url(value, carrying="the API key travels", label="base_url")
         if not value.rstrip("/").endswith("/v1"):
             raise ValueError("must end with the API version prefix /v1 (like https://…/v1)")
         return value.rstrip("/")
@@ -81,7 +159,7 @@ class Connection(_Model):
     streams: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     _check_env = field_validator("url_env", "key_env", "secret_env", "token_env")(
-        lambda cls, v: v if v is None else _env_name(v)
+        lambda cls, v, info: v if v is None else _env_name(v, info)
     )
 
     @field_validator("url")
@@ -114,8 +192,13 @@ class ResourceMapping(_Model):
     @field_validator("callable")
     @classmethod
     def _dotted(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^[\w.]+:[\w.]+$", value):
+        if value is None:
+            return value
+        if not re.fullmatch(r"[\w.]+:[\w.]+", value):
             raise ValueError("must be `package.module:function`")
+        why = _callable_problem(value)
+        if why:
+            raise ValueError(why)
         return value
 
 
@@ -152,6 +235,8 @@ class Source(_Model):
             raise ValueError(f"unknown platform {value!r}; use one of: {', '.join(names())}")
         return value
 
+    _check_schedule = field_validator("schedule")(lambda cls, v: _cron(v))
+
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
@@ -166,10 +251,15 @@ class Reconciliation(_Model):
     """When accepted items are read back, and how patient to be with them."""
 
     schedule: str = "*/5 * * * *"
+    _check_schedule = field_validator("schedule")(lambda cls, v: _cron(v))
     deadline_seconds: float = Field(default=600, ge=0)
     max_resends: int = Field(default=3, ge=0, le=20)
     #: the window of change time (ending now) whose completeness each run checks at the source
     completeness_hours: float = Field(default=24, gt=0, le=24 * 31)
+    #: items per resource that each scheduled run re-reads among those the ledger holds as
+    #: visible (the longest unchecked first, so runs cover everything in turn); ``all`` for
+    #: every item each run, 0 for none
+    audit_sample: Annotated[int, Field(ge=0)] | Literal["all"] = 500
 
 
 class Alerts(_Model):
@@ -182,9 +272,37 @@ class Alerts(_Model):
     @field_validator("webhook_url")
     @classmethod
     def _https(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("https://", "http://127.", "http://localhost")):
-            raise ValueError("must be an https URL (plain http only on loopback)")
-        return value
+        if value is None:
+            return value
+        return _url(value, carrying="the alerts, which name your sources and items, travel",
+                    label="webhook_url")
+
+
+def _database(value: str) -> str:
+    """A state database the store can open: a SQLAlchemy URL of SQLite or PostgreSQL whose
+    driver is installed (whether it answers is check-config's to try)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        url = make_url(value)
+    except (ArgumentError, ValueError):
+        raise ValueError("not a SQLAlchemy URL; like sqlite:////var/lib/shopsync/state.db or"
+                         " postgresql+psycopg://user@host/shopsync") from None
+    if url.get_backend_name() not in ("sqlite", "postgresql"):
+        raise ValueError(f"the state store runs on SQLite or PostgreSQL, not"
+                         f" {shown(url.get_backend_name())}; like sqlite:////var/lib/shopsync/"
+                         "state.db or postgresql+psycopg://user@host/shopsync")
+    try:
+        url.get_dialect().import_dbapi()
+    except NoSuchModuleError:
+        raise ValueError(f"no driver {shown(url.drivername)}; use sqlite:// or"
+                         " postgresql+psycopg://") from None
+    except ImportError as exc:
+        raise ValueError(f"the driver of {url.drivername} is not installed ({exc}) — install"
+                         " it, or use postgresql+psycopg:// (pip install 'shopsync[postgres]')"
+                         ) from None
+    return value
 
 
 class Config(_Model):
@@ -193,6 +311,8 @@ class Config(_Model):
     reconciliation: Reconciliation = Reconciliation()
     alerts: Alerts = Alerts()
     sources: list[Source] = Field(min_length=1)
+
+    _check_state_url = field_validator("state_url")(lambda cls, v: v if v is None else _database(v))
 
     @model_validator(mode="after")
     def _unique(self) -> Config:
@@ -231,7 +351,7 @@ def describe(exc: ValidationError) -> list[str]:
         message = str(err["msg"]).removeprefix("Value error, ")
         hint = _HINTS.get(err["type"])
         if err["type"] == "literal_error":
-            message = f"{message} (got {err.get('input')!r})"
+            message = f"{message} (got {shown(err.get('input'))})"
         lines.append(f"{where or 'file'}: {message}" + (f" — {hint}" if hint else ""))
     return lines
 
@@ -240,23 +360,66 @@ def config_path(given: str | Path | None = None) -> Path:
     return Path(given or os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG)
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML as a person types it: a scalar that looks like a date or a number but is none
+    (``2024-13-01``, ``!!int x``, 5 000 digits) stays text, for its field to name."""
+
+
+def _scalar_or_text(construct: Any) -> Any:
+    def build(loader: _Loader, node: yaml.ScalarNode) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, TypeError, AttributeError, OverflowError):
+            return loader.construct_scalar(node)
+
+    return build
+
+
+for _tag, _construct in (("timestamp", yaml.SafeLoader.construct_yaml_timestamp),
+                         ("int", yaml.SafeLoader.construct_yaml_int),
+                         ("float", yaml.SafeLoader.construct_yaml_float)):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _scalar_or_text(_construct))
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """Where and what, without the snippet of the line (which may hold a secret)."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        context = f" ({exc.context})" if exc.context else ""
+        return (f"file: not valid YAML at line {mark.line + 1}, column {mark.column + 1}:"
+                f" {exc.problem}{context}")
+    return f"file: not valid YAML: {exc}"
+
+
+def read_config(file: Path) -> Any:
+    """The YAML document of ``file``; ConfigError naming the file when it cannot be read."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError([f"no configuration file at {file}: pass --config PATH or set"
+                           f" {CONFIG_ENV}"]) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError([f"file: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset"
+                           f" {exc.start}) — save it as UTF-8"], file) from None
+    except OSError as exc:
+        raise ConfigError([f"file: cannot read {file}: {exc.strerror or exc}"], file) from None
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    except yaml.YAMLError as exc:
+        raise ConfigError([_yaml_problem(exc)], file) from None
+    except RecursionError:
+        raise ConfigError(["file: nested too deeply to read"], file) from None
+
+
 def load_config(path: str | Path | None = None) -> Config:
     """Read and validate the configuration; raise ConfigError listing every problem."""
     file = config_path(path)
-    try:
-        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(
-            [f"no configuration file at {file}: pass --config PATH or set {CONFIG_ENV}"]
-        ) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError([f"not valid YAML: {exc}"], file) from None
-    return parse_config(raw, file)
+    return parse_config(read_config(file), file)
 
 
 def parse_config(raw: Any, path: Path | None = None) -> Config:
     if not isinstance(raw, dict):
-        raise ConfigError(["the file must be a mapping with `sources:` (and `destination:`)"],
+        raise ConfigError(["file: must be a mapping with `sources:` (and `destination:`)"],
                           path)
     try:
         config = Config.model_validate(raw)
@@ -264,11 +427,15 @@ def parse_config(raw: Any, path: Path | None = None) -> Config:
         raise ConfigError(describe(exc), path) from None
     from pipelines.engine.platforms import platform
 
-    problems = [
-        f"sources[{index}].{problem}"
-        for index, source in enumerate(config.sources)
-        for problem in platform(source.platform).check(source)
-    ]
+    problems = []
+    for index, source in enumerate(config.sources):
+        try:
+            found = platform(source.platform).check(source)
+        # a platform's check that trips on a value it did not foresee still names the field
+        except Exception as exc:  # noqa: BLE001
+            found = [f"connection: cannot be checked ({type(exc).__name__}: {exc}) — see the"
+                     f" {source.platform} README for what it takes"]
+        problems += [f"sources[{index}].{problem}" for problem in found]
     if problems:
         raise ConfigError(problems, path)
     return config

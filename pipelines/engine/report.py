@@ -38,6 +38,8 @@ class SourceSummary:
     items: dict[str, dict[str, int]]
     reasons: dict[str, list[tuple[str, int]]]
     reconciliations: list[dict[str, Any]] = field(default_factory=list)
+    #: resource -> the last audit of the destination: when, and what it found
+    audits: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def markdown(self) -> str:
         lines = [f"### {self.source}", "",
@@ -64,7 +66,23 @@ class SourceSummary:
                       (f"- last run: {last.get('visible', 0)} confirmed, {last.get('resent', 0)}"
                        f" re-sent, {last.get('parked', 0)} parked, {last.get('deleted', 0)}"
                        " deleted")]
+        if self.audits:
+            lines += ["", "**Last audit** (items the ledger holds as visible, read again from"
+                      " the destination)", "",
+                      "| resource | when | checked | missing | different | re-sent |"
+                      " not checked |", "|---|---|---:|---:|---:|---:|---:|"]
+            for resource, audit in sorted(self.audits.items()):
+                lines.append(f"| {resource} | {audit_line(audit)} |")
         return "\n".join(lines)
+
+
+def audit_line(audit: dict[str, Any]) -> str:
+    """One audit's figures as the cells of a Markdown row (from ``when`` on)."""
+    sample = " (sample)" if audit.get("sample") else ""
+    failed = " (failed)" if audit.get("status") != "succeeded" else ""
+    return " | ".join([f"{audit['at']}{sample}{failed}",
+                       *(str(audit.get(n, 0)) for n in
+                         ("checked", "missing", "different", "resent", "unchecked"))])
 
 
 def summarize(state: StateStore, source: str, history: int = 20) -> SourceSummary:
@@ -73,4 +91,7 @@ def summarize(state: StateStore, source: str, history: int = 20) -> SourceSummar
     runs = [r.counts | {"started_at": r.started_at.isoformat()}
             for r in state.recent_runs(source, limit=200)
             if r.kind == "reconcile" and r.status == "succeeded"][:history]
-    return SourceSummary(source, items, {r: v for r, v in reasons.items() if v}, runs)
+    audits = {resource: run.counts | {"at": f"{(run.finished_at or run.started_at):%Y-%m-%d %H:%M}"
+                                       " UTC", "status": run.status}
+              for resource, run in state.latest_runs(source, "audit").items()}
+    return SourceSummary(source, items, {r: v for r, v in reasons.items() if v}, runs, audits)

@@ -10,8 +10,10 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from connectors.http.breaker import CircuitBreaker
 from connectors.marketing.client import MarketingClient
-from connectors.sources.base import SourceConnector
+from connectors.marketing.errors import DestinationDown, MarketingApiError
+from connectors.sources.base import SourceConnector, SourceError
 from pipelines.engine.completeness import (
     StreamCompleteness,
     completeness,
@@ -30,6 +32,7 @@ from pipelines.engine.platforms import platform
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.state import ItemStatus, StateStore
+from pipelines.engine.stopped import Resume, SyncStopped
 from pipelines.engine.sync import (
     SETTLE,
     Clock,
@@ -47,7 +50,9 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
     return platform(source.platform).open_connector(source, env)
 
 
-def open_client(config: Config, env: Env) -> MarketingClient:
+def open_client(config: Config, env: Env, clock: Clock = wall_clock) -> MarketingClient:
+    """The API client of the destination, with a circuit breaker for its whole life (one
+    run): down after ``destination.down_after_seconds`` of failures, on ``clock``."""
     destination = config.destination
     key = secret_from(env, destination.api_key_env, "destination.api_key_env")
     kpi_key = (
@@ -55,7 +60,9 @@ def open_client(config: Config, env: Env) -> MarketingClient:
         if destination.kpi_api_key_env
         else None
     )
-    return MarketingClient(destination.base_url, key, kpi_api_key=kpi_key)
+    breaker = CircuitBreaker(destination.down_after_seconds, server=destination.base_url,
+                             clock=clock)
+    return MarketingClient(destination.base_url, key, kpi_api_key=kpi_key, breaker=breaker)
 
 
 def selected_resources(source: Source, write_carts: bool = True) -> dict[str, list[str]]:
@@ -92,6 +99,8 @@ class SourceRunner:
     state: StateStore
     env: Env = field(default_factory=lambda: os.environ)
     clock: Clock = wall_clock
+    #: the streams its connector reads whole each run (no cursor), once a run has opened it
+    read_whole: set[str] = field(default_factory=set, init=False, repr=False)
 
     @classmethod
     def for_source(cls, config: Config, name: str, state: StateStore | None = None,
@@ -113,7 +122,13 @@ class SourceRunner:
         progress: Callable[[StreamReport], None] | None = None,
         only_keys: dict[str, set[str]] | None = None,
     ) -> list[StreamReport]:
-        """Sync ``streams`` (default: all planned), limited to the resources in ``only``."""
+        """Sync ``streams`` (default: all planned), limited to the resources in ``only``.
+
+        Raises:
+            SyncStopped: the destination was down (every request failed for
+                ``destination.down_after_seconds``): the stream stopped reading, what was
+                recorded stays, and the message says where the next run resumes.
+        """
         mapping = mapping_for(self.source.platform)
         plan = self.plan()
         if only is not None:
@@ -129,34 +144,48 @@ class SourceRunner:
         async with AsyncExitStack() as stack:
             connector = open_connector(self.source, self.env)
             stack.push_async_callback(connector.aclose)
-            client = open_client(self.config, self.env)
+            self.read_whole = {s for s, spec in connector.streams().items() if not spec.incremental}
+            client = open_client(self.config, self.env, self.clock)
             stack.push_async_callback(client.aclose)
-            id_data_source = await resolve_data_source(
-                client, self.source.data_source, create=not dry_run
-            )
-            for stream, resources in plan.items():
-                sync = StreamSync(
-                    source=self.source,
-                    connector=connector,
-                    mapping=mapping,
-                    state=self.state,
-                    client=None if dry_run else client,
-                    id_data_source=id_data_source,
-                    resources=resources,
-                    chunk_items=self.source.tuning.chunk_items,
-                    progress=progress,
-                    only_keys=only_keys,
-                    clock=self.clock,
+            stream: str | None = None
+            try:
+                id_data_source = await resolve_data_source(
+                    client, self.source.data_source, create=not dry_run
                 )
-                reports.append(await sync.run(stream, window=window, dry_run=dry_run))
+                for stream, resources in plan.items():
+                    sync = StreamSync(
+                        source=self.source,
+                        connector=connector,
+                        mapping=mapping,
+                        state=self.state,
+                        client=None if dry_run else client,
+                        id_data_source=id_data_source,
+                        resources=resources,
+                        chunk_items=self.source.tuning.chunk_items,
+                        progress=progress,
+                        only_keys=only_keys,
+                        clock=self.clock,
+                    )
+                    reports.append(await sync.run(stream, window=window, dry_run=dry_run))
+            except DestinationDown as exc:
+                resume = self.resume_points(plan) if window is None else None
+                raise SyncStopped.destination_down(exc, self.source.name, stream,
+                                                   resume) from None
         return reports
+
+    def resume_points(self, plan: Mapping[str, object] | None = None) -> dict[str, Resume]:
+        """Stream -> the cursor its next run reads after (None: from its beginning), or
+        ``"whole"`` for a stream read whole every run."""
+        return {stream: "whole" if stream in self.read_whole
+                else self.state.get_cursor(self.source.name, stream)
+                for stream in (plan if plan is not None else self.plan())}
 
     async def reconcile(
         self, *, deadline_seconds: float = 600, max_resends: int = 3
     ) -> ReconcileReport:
         """Confirm what was accepted became visible; re-send what did not, in time."""
         resources = [r for rs in self.plan().values() for r in rs]
-        async with open_client(self.config, self.env) as client:
+        async with open_client(self.config, self.env, self.clock) as client:
             id_data_source = await resolve_data_source(
                 client, self.source.data_source, create=False
             )
@@ -169,7 +198,12 @@ class SourceRunner:
             run_id = self.state.start_run(self.source.name, None, "reconcile")
             try:
                 report = await reconciler.run(resources)
-                for resource, n in (await self._incremental_deletions(client)).items():
+                try:
+                    deleted = await self._incremental_deletions(client)
+                except (MarketingApiError, SourceError) as exc:  # what was checked still is
+                    deleted = Counter()
+                    report.problems.append(f"deletions at the source: not checked: {exc}")
+                for resource, n in deleted.items():
                     report.resources[resource].deleted += n
             except BaseException as exc:
                 self.state.finish_run(run_id, "failed", {}, error=str(exc))

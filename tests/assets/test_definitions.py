@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 import dagster as dg
 import pytest
 
-from pipelines.definitions import build_definitions
-from pipelines.engine.config import parse_config
+from pipelines.definitions import build_definitions, load_definitions
+from pipelines.engine.config import ConfigError, parse_config
 from pipelines.engine.state import StateStore
 from sandbox.shops.woocommerce.launch import start_in_thread
 
@@ -70,13 +70,45 @@ def test_the_workspace_loads_the_location_from_the_config_file(tmp_path):
         "sources:\n  - name: from_file\n    platform: woocommerce\n"
         "    connection: {url: http://127.0.0.1:9, key_env: K, secret_env: S}\n"
     )
-    code = ("import dagster as dg; from pipelines.definitions import defs;"
-            " dg.Definitions.validate_loadable(defs);"
-            " print(sorted(k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys())[0])")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False, text=True,
-                          env={**os.environ, "SHOPSYNC_CONFIG": str(path)}, timeout=120)
+    env = {**os.environ, "SHOPSYNC_CONFIG": str(path)}
+    env.pop("SHOPSYNC_DEMO_PLATFORM", None)
+    # Dagster's own loader, as `dagster dev -m pipelines.definitions` uses it
+    done = subprocess.run([sys.executable, "-m", "dagster", "definitions", "validate", "-m",
+                           "pipelines.definitions"], capture_output=True, check=False,
+                          text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "from_file/addresses"
+
+    graph = load_definitions(env).resolve_asset_graph()
+    assert "from_file/addresses" in {k.to_user_string() for k in graph.get_all_asset_keys()}
+
+
+def test_a_misspelt_config_path_fails_the_location_naming_the_file_not_the_demo(tmp_path):
+    typo = tmp_path / "shosp.yaml"
+    with pytest.raises(ConfigError) as caught:
+        load_definitions({"SHOPSYNC_CONFIG": str(typo)})
+    assert f"no configuration file at {typo}" in str(caught.value)
+    assert "shopsync dev" in str(caught.value)  # how to get the demo, when that was meant
+
+
+def test_without_a_file_the_location_fails_unless_the_demo_is_asked_for(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match="no configuration file at shops.yaml"):
+        load_definitions({})
+
+    demo = load_definitions({"SHOPSYNC_DEMO_PLATFORM": "woocommerce"})  # as `shopsync dev` sets
+    keys = {k.to_user_string() for k in demo.resolve_asset_graph().get_all_asset_keys()}
+    assert "demo_shop/orders" in keys
+
+
+def test_an_unreadable_or_invalid_file_fails_the_location_naming_it(tmp_path):
+    binary = tmp_path / "shops.yaml"
+    binary.write_bytes(b"sources:\n  - name: caf\xe9\n")
+    with pytest.raises(ConfigError) as caught:
+        load_definitions({"SHOPSYNC_CONFIG": str(binary)})
+    assert str(binary) in str(caught.value)
+    assert "not UTF-8" in str(caught.value)
+    with pytest.raises(ConfigError, match="cannot read .*: Is a directory"):
+        load_definitions({"SHOPSYNC_CONFIG": str(tmp_path)})
 
 
 @pytest.fixture
@@ -151,7 +183,8 @@ def test_the_reconciliation_report_confirms_visibility_and_renders_markdown(live
     assert "| orders |" in report and "Reconciliation" in report
     assert "Held back" in report  # the shop's bad email and negative price
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
-    assert checks == {"nothing_parked": True, "visible_in_time": True}
+    assert checks == {"nothing_parked": True, "visible_in_time": True,
+                      "destination_matches_ledger": True}
 
 
 def test_the_alerts_sensor_reports_newly_parked_items(live, tmp_path):

@@ -1,15 +1,23 @@
-"""shops.yaml: a good file loads; a bad one gets one message per problem, with the fix."""
+"""shops.yaml: a good file loads; a bad one gets one message per problem, with the fix;
+``check-config`` finds what the file points at that does not work, before a run does."""
 
 from __future__ import annotations
 
+import logging
+import socket
+import stat
 import subprocess
 import sys
 import textwrap
 
 import pytest
+from click.testing import CliRunner
 
+from assets.alerts import deliver
+from pipelines.cli import main
 from pipelines.engine.config import ConfigError, load_config
 from pipelines.engine.runner import selected_resources
+from pipelines.engine.state import StateStore
 
 GOOD = """
 destination:
@@ -74,8 +82,9 @@ def test_the_path_comes_from_the_environment(tmp_path, monkeypatch):
     [
         (("base_url: https://api.example.com/v1", "base_url: https://api.example.com"),
          "destination.base_url: must end with the API version prefix /v1"),
-        (("api_key_env: MARKETING_API_KEY", "api_key_env: abcd1234.secret"),
-         "destination.api_key_env: 'abcd1234.secret' is not an environment variable name"),
+        (("api_key_env: MARKETING_API_KEY", "api_key_env: marketing_api_key"),
+         "destination.api_key_env: the value of api_key_env is not an environment variable"
+         " name"),
         (("platform: woocommerce", "platform: shopifi"),
          "sources[0].platform: unknown platform 'shopifi'; use one of:"),
         (("name: eu_shop", "name: EU Shop"),
@@ -86,8 +95,36 @@ def test_the_path_comes_from_the_environment(tmp_path, monkeypatch):
          "sources[0].history_start:"),
         (("schedule:", "schedul:"), ("sources[0].schedul: Extra inputs are not permitted"
           " — remove it (or check its spelling)")),
+        (("history_start: 2024-06-01", "history_start: 2024-13-01"),
+         "sources[0].history_start: Input should be a valid date or datetime, month value is"
+         " outside expected range of 1-12 — use a date like 2024-01-31"),
+        (('schedule: "*/10 * * * *"', 'schedule: "every 15 minutes"'),
+         "sources[0].schedule: 'every 15 minutes' is not a cron expression;"
+         ' e.g. "*/15 * * * *"'),
+        (("state_url: sqlite:///state.db", "state_url: sqlite:///state.db\n"
+          "reconciliation: {schedule: '0 0 30 2 *'}"),
+         "reconciliation.schedule: '0 0 30 2 *' is not a cron expression"),
+        (("base_url: https://api.example.com/v1", "base_url: http://api.example.com/v1"),
+         "destination.base_url: base_url 'http://api.example.com/v1' must use https: the API"
+         " key travels with every request"),
+        (("state_url: sqlite:///state.db", "state_url: sqlite:///state.db\n"
+          "alerts: {webhook_url: 'http://localhost.evil.example/hook'}"),
+         "alerts.webhook_url: webhook_url 'http://localhost.evil.example/hook' must use https"),
+        (("state_url: sqlite:///state.db", "state_url: state.db"),
+         "state_url: not a SQLAlchemy URL; like sqlite:////var/lib/shopsync/state.db"),
+        (("state_url: sqlite:///state.db", "state_url: postgresql+psycopg2://db.example.com/s"),
+         "state_url: the driver of postgresql+psycopg2 is not installed (No module named"
+         " 'psycopg2')"),
+        (("state_url: sqlite:///state.db", "state_url: mysql+pymysql://db.example.com/s"),
+         "state_url: the state store runs on SQLite or PostgreSQL, not 'mysql'"),
+        (("rename: {phone_number: billing.phone}",
+          "rename: {phone_number: billing.phone}, callable: 'no_such_pkg.mapping:fix'"),
+         "sources[0].mapping.customers.callable: cannot import no_such_pkg.mapping:fix"
+         " (ModuleNotFoundError: No module named 'no_such_pkg')"),
     ],
-    ids=["base-url", "key-in-file", "platform", "name", "data-source", "date", "typo"],
+    ids=["base-url", "not-a-name", "platform", "name", "data-source", "date", "typo",
+         "month-13", "cron", "february-30", "plain-http", "webhook-off-loopback",
+         "state-not-a-url", "state-driver-missing", "state-not-sql", "callable-missing"],
 )
 def test_each_problem_names_the_field_and_the_fix(tmp_path, change, expected):
     with pytest.raises(ConfigError) as caught:
@@ -149,3 +186,191 @@ def test_a_listed_resource_no_stream_feeds_names_the_field_and_the_fix(tmp_path,
         ("sources[0].resources: no stream of connection.streams feeds products, vouchers —"
          " define a stream for each, or list only resources that have one (resources:"
          " [customers, orders]; `all` means every defined stream)")]
+
+
+def test_a_key_pasted_for_a_variable_name_is_never_echoed(tmp_path):
+    path = write(tmp_path, GOOD.replace("api_key_env: MARKETING_API_KEY",
+                                        "api_key_env: sandbox1.do-not-show-me"))
+    result = CliRunner().invoke(main, ["check-config", "--config", str(path)])
+
+    assert result.exit_code == 2
+    assert ("destination.api_key_env: the value of api_key_env looks like a key, not a variable"
+            " name") in result.output
+    assert "do-not-show-me" not in result.output
+
+
+def fixer_module(tmp_path, monkeypatch, code):
+    (tmp_path / "shop_fixes.py").write_text(textwrap.dedent(code))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("shop_fixes", None)
+    return GOOD.replace("rename: {phone_number: billing.phone}",
+                        "rename: {phone_number: billing.phone}, callable: 'shop_fixes:fix'")
+
+
+def test_a_mapping_callable_must_take_the_item_and_the_record(tmp_path, monkeypatch):
+    wrong = fixer_module(tmp_path, monkeypatch, "def fix(item):\n    return item\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, wrong))
+    assert caught.value.problems == [
+        "sources[0].mapping.customers.callable: shop_fixes:fix(item) must take two arguments,"
+        " (item, record), and return the item"]
+
+    right = fixer_module(tmp_path, monkeypatch, "def fix(item, record):\n    return item\n")
+    assert load_config(write(tmp_path, right)).sources[0].mapping["customers"].callable
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (GOOD.replace("WooCommerce EU", "Boutique \xe9t\xe9").encode("latin-1"),
+     "file: not UTF-8 text (byte 0xe9 at offset"),
+    (b"sources: [\n  - {name: x",
+     "file: not valid YAML at line 2, column 3: expected the node content"),
+    (b"sources: " + b"[" * 5000 + b"]" * 5000, "file: nested too deeply to read"),
+], ids=["latin-1", "broken-yaml", "deep"])
+def test_a_file_that_cannot_be_read_is_named_in_one_line(tmp_path, content, expected):
+    path = tmp_path / "shops.yaml"
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, ["check-config", "--config", str(path)])
+
+    assert result.exit_code == 2, result.output
+    assert f"error: {path}: 1 problem(s)" in result.output
+    assert expected in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_folder_in_place_of_the_file_is_named(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    assert caught.value.problems == [f"file: cannot read {tmp_path}: Is a directory"]
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def checkable(sandbox, fresh_key, tmp_path):
+    """A file whose destination is the sandbox and whose source is a file drop that exists;
+    ``check(...)`` runs check-config on it with the state database and data source given."""
+    (tmp_path / "drop" / "orders").mkdir(parents=True)
+    env = {"CHECK_API_KEY": fresh_key()}
+
+    def check(state_url=f"sqlite:///{tmp_path / 'state.db'}", data_source="{label: Drop}"):
+        path = write(tmp_path, f"""
+            destination: {{base_url: "{sandbox.base_url}", api_key_env: CHECK_API_KEY}}
+            state_url: {state_url}
+            sources:
+              - name: drop
+                platform: files
+                connection:
+                  path: {tmp_path / 'drop'}
+                  streams: {{orders: {{key: id, columns: {{order_id: id}}}}}}
+                data_source: {data_source}
+            """)
+        return CliRunner().invoke(main, ["check-config", "--config", str(path), "--timeout", "10"],
+                                  env=env)
+
+    return check
+
+
+def test_check_config_confirms_the_state_database_the_destination_and_the_sources(checkable):
+    result = checkable()
+
+    assert result.exit_code == 0, result.output
+    assert "ok    state database sqlite:///" in result.output
+    assert "ok    destination http://" in result.output
+    assert "ok    source drop: data source 'Drop' is created on the first sync" in result.output
+    assert "ok    source drop (files " in result.output
+
+
+def test_check_config_says_when_the_data_source_id_does_not_exist(checkable):
+    result = checkable(data_source="{id: 7}")
+
+    assert result.exit_code == 1
+    assert ("FAIL  source drop: sources[0].data_source.id: no data source 7 at the destination;"
+            " it has: ") in result.output
+
+
+def test_check_config_opens_the_state_database(checkable, tmp_path):
+    port = closed_port()
+    unreachable = checkable(state_url=f"postgresql+psycopg://shopsync:pw@127.0.0.1:{port}/state")
+    (tmp_path / "file").write_text("")
+    not_a_folder = checkable(state_url=f"sqlite:///{tmp_path / 'file' / 'state.db'}")
+
+    assert unreachable.exit_code == 1
+    assert (f"FAIL  state database: state_url postgresql+psycopg://shopsync:***@127.0.0.1:{port}"
+            "/state") in unreachable.output
+    assert "Connection refused" in unreachable.output
+    assert ":pw@" not in unreachable.output
+    assert not_a_folder.exit_code == 1
+    assert "FAIL  state database: state_url sqlite:///" in not_a_folder.output
+
+
+def test_check_config_bounds_each_connection_in_time(tmp_path):
+    dead = f"http://127.0.0.1:{closed_port()}/v1"
+    path = write(tmp_path, f"""
+        destination: {{base_url: "{dead}", api_key_env: K}}
+        state_url: sqlite:///{tmp_path / 'state.db'}
+        sources:
+          - name: drop
+            platform: files
+            connection:
+              path: {tmp_path}
+              streams: {{orders: {{key: id, columns: {{order_id: id}}}}}}
+        """)
+    result = CliRunner().invoke(main, ["check-config", "--config", str(path), "--timeout", "0.2"],
+                                env={"K": "sandbox1.shopsync-local-key"})
+
+    assert result.exit_code == 1
+    assert (f"FAIL  destination: destination.base_url ({dead}): no answer within 0.2 s"
+            in result.output)
+
+
+def test_the_state_database_is_created_readable_by_its_owner_only(tmp_path):
+    folder = tmp_path / "home" / "shopsync"
+    store = StateStore(f"sqlite:///{folder / 'state.db'}")
+    store.record("s", "orders", [])  # a write: the journal files exist while it is open
+    try:
+        modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in folder.iterdir()}
+    finally:
+        store.close()
+
+    assert modes["state.db"] == 0o600
+    assert set(modes.values()) == {0o600}
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "home").stat().st_mode) == 0o700
+
+
+def test_an_alert_is_never_posted_to_plain_http_off_loopback(caplog):
+    with caplog.at_level(logging.WARNING):
+        deliver(["3 items parked"], "http://localhost.evil.example/hook", logging.getLogger("t"))
+
+    assert ("the alert was not posted: webhook_url 'http://localhost.evil.example/hook' must use"
+            " https") in caplog.text
+
+
+@pytest.mark.parametrize("command", [["sandbox"], ["fake-shop", "woocommerce"]])
+def test_a_busy_port_is_one_line_naming_the_option(command):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(main, [*command, "--port", str(port)])
+
+    assert result.exit_code == 1
+    assert result.output == (f"Error: port {port} on 127.0.0.1 is already in use: pick another"
+                             " with --port (0: any free port), or stop what listens there\n")
+
+
+def test_a_command_whose_state_database_cannot_be_opened_says_so_in_one_line(tmp_path):
+    port = closed_port()
+    path = write(tmp_path, GOOD.replace(
+        "state_url: sqlite:///state.db",
+        f"state_url: postgresql+psycopg://shopsync:pw@127.0.0.1:{port}/state"))
+    result = CliRunner().invoke(main, ["status", "--config", str(path)])
+
+    assert result.exit_code == 1
+    assert result.output.startswith("error: the state database (state_url): connection failed")
+    assert len(result.output.splitlines()) == 1
+    assert "pw" not in result.output

@@ -193,3 +193,74 @@ def test_completeness_in_a_window_of_change_time_names_a_record_not_synced_yet(
         assert recent.gaps[0].startswith("1 orders records at the source were never extracted")
     finally:
         shop.stop()
+
+
+def test_an_order_billed_to_another_email_than_its_customers_is_confirmed_not_resent(
+    start, shop, tmp_path
+):
+    # the order listing shows the customer record's email, not the order's billing email:
+    # only what it echoes of the order itself is compared
+    sandbox = start("--visibility-delay", "0")
+    runner = runner_for(sandbox, shop, tmp_path)
+    from connectors.sources.woocommerce import WooCommerceConnector
+    from tests.engine.support import read_records
+
+    orders = read_records(lambda: WooCommerceConnector(shop.root, shop.key, shop.secret),
+                          "orders")
+    order = next(o for o in orders if o["customer_id"] and o["status"] != "trash")
+    shop.fake().put(f"/orders/{order['id']}",
+                    json={"billing": {"email": "billing.desk@example.org"}})
+    runner.clock.advance(SETTLE)
+    asyncio.run(runner.run(streams=["customers", "orders"]))
+
+    reports = [asyncio.run(runner.reconcile(deadline_seconds=0, max_resends=1))
+               for _ in range(2)]
+
+    assert [r.resources["orders"].resent for r in reports] == [0, 0]
+    entry = runner.state.ledger(SOURCE, "orders", [str(order["id"])])[str(order["id"])]
+    assert entry.status == ItemStatus.VISIBLE
+
+
+def test_a_read_back_failing_after_its_retries_is_kept_for_the_next_run_the_rest_checked(
+    start, shop, tmp_path
+):
+    from connectors.http.retry import RetryPolicy
+    from connectors.marketing.client import MarketingClient
+    from pipelines.engine.reconcile import Reconciler
+
+    data = str(tmp_path / "sandbox.sqlite")
+    healthy = start("--data", data, "--visibility-delay", "0")
+    runner = runner_for(healthy, shop, tmp_path)
+    asyncio.run(runner.run(streams=["orders", "statuses", "categories"]))
+    resources = runner.state.counts(SOURCE)
+    accepted = sum(c.get("accepted", 0) for c in resources.values())
+    data_source = next(d["id_data_source"] for d in healthy.client().get("/data-sources").json()
+                       ["data"] if d["label"] == "shopsync")
+    healthy.stop()
+
+    def reconcile_on(sandbox):
+        async def run():
+            # no retries: each failed answer is a read that exhausted its retries
+            async with MarketingClient(sandbox.base_url, "sandbox1.shopsync-local-key",
+                                       retry=RetryPolicy.none()) as client:
+                return await Reconciler(source=SOURCE, state=runner.state, client=client,
+                                        id_data_source=data_source, deadline=timedelta(0),
+                                        clock=runner.clock).run(list(resources))
+        return asyncio.run(run())
+
+    flaky = reconcile_on(start("--data", data, "--fault-rate", "0.5", "--seed", "2",
+                               "--retry-after", "0"))
+    left = sum(c.get("accepted", 0) for c in runner.state.counts(SOURCE).values())
+    calm = reconcile_on(start("--data", data))
+
+    first = flaky.totals()
+    assert first["unchecked"] > 0 and first["visible"] > 0, flaky.as_dict()
+    assert first["visible"] + first["unchecked"] == accepted
+    assert (first["resent"], first["parked"]) == (0, 0)  # what was not read is not re-sent
+    assert left == first["unchecked"]  # kept as accepted for the next run
+    (line, *_) = flaky.not_checked()
+    assert "could not be read back (kept for the next run)" in line
+    assert any(code in line for code in ("429", "500", "502", "503"))
+    assert calm.totals()["visible"] == first["unchecked"]
+    assert calm.not_checked() == []
+    assert all(set(c) <= {"visible", "quarantined"} for c in runner.state.counts(SOURCE).values())

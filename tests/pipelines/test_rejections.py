@@ -69,7 +69,8 @@ def test_rejections_are_grouped_shown_exported_and_cleared_by_a_retry_after_the_
     shown = json.loads(operator("rejections", "show", "--resource", "customers",
                                 listed[0]["keys"][0]).stdout)
     assert shown["payload"]["id_data_source"] == 999
-    exported = list(csv.DictReader(io.StringIO(operator("rejections", "export").stdout)))
+    exported = list(csv.DictReader(io.StringIO(
+        operator("rejections", "export", "--state", "rejected").stdout)))
     assert len(exported) == 5 and exported[0]["errors"].startswith("id_data_source")
 
     operator.configure("")  # the mapping fix
@@ -77,7 +78,8 @@ def test_rejections_are_grouped_shown_exported_and_cleared_by_a_retry_after_the_
 
     assert done.returncode == 0, done.stderr
     assert "5 sent again, 5 accepted, 0 still rejected or parked" in done.stdout
-    assert json.loads(operator("rejections", "list", "--json").stdout) == []
+    assert json.loads(operator("rejections", "list", "--state", "rejected", "--json").stdout) == []
+    assert operator("rejections", "list", "--state", "parked").stdout == "no parked items\n"
 
 
 def test_an_item_the_api_keeps_refusing_is_parked_after_the_allowed_attempts(operator):
@@ -89,3 +91,27 @@ def test_an_item_the_api_keeps_refusing_is_parked_after_the_allowed_attempts(ope
     assert status == {"parked": 5, "quarantined": 1}
     listed = json.loads(operator("rejections", "list", "--json").stdout)
     assert listed[0]["statuses"] == ["parked"]
+
+
+def test_quarantined_items_are_listed_shown_and_exported_with_their_reasons(operator):
+    # what the reports send a person to `shopsync rejections` for: items held back before
+    # sending, here the shop's customer with a malformed email
+    operator.configure("")
+    operator("sync")
+    reason = "email: 'not-an-email' is not a well-formed email address"
+
+    everything = json.loads(operator("rejections", "list", "--json").stdout)
+    quarantined = json.loads(operator("rejections", "list", "--state", "quarantined",
+                                      "--json").stdout)
+    shown = json.loads(operator("rejections", "show", "--resource", "customers",
+                                quarantined[0]["keys"][0]).stdout)
+    exported = json.loads(operator("rejections", "export", "--state", "quarantined",
+                                   "--format", "json").stdout)
+
+    assert everything == quarantined  # nothing rejected or parked: all held back is this
+    assert [(g["error"], g["count"], g["statuses"]) for g in quarantined] == [
+        (reason, 1, ["quarantined"])]
+    assert shown["status"] == "quarantined" and shown["errors"] == [reason]
+    assert shown["payload"]["email"] == "not-an-email"
+    assert [(e["key"], e["errors"]) for e in exported] == [(shown["key"], [reason])]
+    assert operator("rejections", "list", "--state", "rejected").stdout == "no rejected items\n"

@@ -71,7 +71,9 @@ class RunRecord:
     source: str
     resource: str | None
     kind: str
-    status: str  # "running" until finish_run
+    #: "running" until finish_run; "interrupted" when a later run of the same stream found it
+    #: still running (killed), or when it was stopped by Ctrl-C
+    status: str
     started_at: datetime
     finished_at: datetime | None = None
     window_start: datetime | None = None

@@ -135,6 +135,20 @@ ledger = Table(
     Index("ix_shopsync_ledger_record", "source", "resource", "source_record_id"),
 )
 
+readbacks = Table(
+    "shopsync_readbacks",
+    metadata,
+    Column("source", Text, primary_key=True),
+    Column("resource", Text, primary_key=True),
+    Column("item_key", _key(), primary_key=True),
+    # what the listing showed of the item when it was last confirmed: an audit compares the
+    # destination with it (the ledger drops a visible item's payload)
+    Column("readback_hash", Text, nullable=False),
+    Column("checked_at", UTCDateTime, nullable=False),
+    # an audit's sample: the items checked longest ago first
+    Index("ix_shopsync_readbacks_checked", "source", "resource", "checked_at"),
+)
+
 Migration = Callable[[Connection], None]
 
 
@@ -156,7 +170,12 @@ def _changed_at(conn: Connection) -> None:
     conn.execute(text(f"ALTER TABLE shopsync_ledger ADD COLUMN changed_at {kind}"))
 
 
-MIGRATIONS: list[Migration] = [_create_current, _resends, _changed_at]
+def _readbacks(conn: Connection) -> None:
+    """Version 4: what each visible item read back as, for audits of the destination."""
+    readbacks.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Migration] = [_create_current, _resends, _changed_at, _readbacks]
 
 # one lock for every schema upgrade in a PostgreSQL database: two processes opening the
 # store at once queue up instead of racing to create the same tables

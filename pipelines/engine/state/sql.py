@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Collection
@@ -37,7 +38,7 @@ from pipelines.engine.state.models import (
     Outcome,
     RunRecord,
 )
-from pipelines.engine.state.schema import cursors, ledger
+from pipelines.engine.state.schema import cursors, ledger, readbacks
 
 #: seconds a SQLite connection waits for another one's write lock before giving up
 SQLITE_TIMEOUT = 60.0
@@ -45,16 +46,31 @@ SQLITE_TIMEOUT = 60.0
 SQLITE_BEGIN = "shopsync_sqlite_begin"
 
 
+def create_private(database: Path) -> None:
+    """The SQLite file, and the folders made for it, readable by their owner only (0600,
+    0700): the ledger holds customers' data. An existing file or folder is left as it is;
+    SQLite gives its journal files the database file's mode."""
+    missing = [path for path in (database.parent, *database.parent.parents)
+               if not path.exists()]
+    for path in reversed(missing):
+        path.mkdir(mode=0o700, exist_ok=True)
+    try:
+        os.close(os.open(database, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass
+
+
 def open_engine(url: str) -> Engine:
-    """An engine for ``url``: on SQLite, the file's folder is created and the connections
-    are set up by ``_configure_sqlite``."""
+    """An engine for ``url``: on SQLite, the file and its folder are created readable by
+    their owner only (``create_private``) and the connections are set up by
+    ``_configure_sqlite``."""
     parsed = make_url(url)
     options: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": orjson.loads}
     if parsed.get_backend_name() != "sqlite":
         return create_engine(parsed, pool_pre_ping=True, **options)
     database = parsed.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).expanduser().absolute().parent.mkdir(parents=True, exist_ok=True)
+        create_private(Path(database).expanduser().absolute())
         options["connect_args"] = {"timeout": SQLITE_TIMEOUT}
     else:  # one shared in-memory database, not one per pooled connection
         options |= {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
@@ -82,6 +98,17 @@ def cursor_upsert(
             "record_id": stmt.excluded.record_id,
             "updated_at": stmt.excluded.updated_at,
         },
+    )
+
+
+def readback_upsert(dialect: str) -> Insert:
+    """Set what items read back as, and when; run with executemany."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(readbacks)
+    return stmt.on_conflict_do_update(
+        index_elements=[readbacks.c.source, readbacks.c.resource, readbacks.c.item_key],
+        set_={"readback_hash": stmt.excluded.readback_hash,
+              "checked_at": stmt.excluded.checked_at},
     )
 
 

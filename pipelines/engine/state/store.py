@@ -40,6 +40,7 @@ from pipelines.engine.state.schema import (
     cursors,
     ledger,
     migrate,
+    readbacks,
     runs,
 )
 from pipelines.engine.state.schema import current_version as _current_version
@@ -50,6 +51,7 @@ from pipelines.engine.state.sql import (
     ledger_row,
     ledger_upsert,
     open_engine,
+    readback_upsert,
     run_from_row,
 )
 
@@ -150,8 +152,25 @@ class StateStore:
         window_start: datetime | None = None,
         window_end: datetime | None = None,
     ) -> int:
-        """Record that a run began (status ``running``); returns its id."""
+        """Record that a run began (status ``running``); returns its id.
+
+        Older runs of the same source and stream (or resource; ``None`` for a whole source)
+        still ``running`` are marked ``interrupted``: their process was killed, or lost, before
+        it could say how they ended. The rule cannot tell a dead process from a live one, so
+        two runs of one stream at once would mark the first interrupted while it runs; its own
+        ``finish_run`` then puts its real outcome back (the Dagster assets of a source share a
+        pool and never run at once).
+        """
+        now = _now()
+        same = runs.c.resource.is_(None) if resource is None else runs.c.resource == resource
         with self._connection(write=True) as conn:
+            conn.execute(
+                runs.update()
+                .where(runs.c.source == source, same, runs.c.status == "running")
+                .values(status="interrupted",
+                        error=f"still running when a new run started at {now:%Y-%m-%d %H:%M:%S}"
+                              " UTC: its process was killed or lost")
+            )
             result = conn.execute(
                 runs.insert().values(
                     source=source,
@@ -160,7 +179,7 @@ class StateStore:
                     status="running",
                     window_start=window_start,
                     window_end=window_end,
-                    started_at=_now(),
+                    started_at=now,
                 )
             )
             key = result.inserted_primary_key
@@ -439,3 +458,57 @@ class StateStore:
                 )
                 changed += result.rowcount
         return changed
+
+    # -- audits: what visible items read back as
+
+    def keep_readbacks(self, source: str, resource: str, hashes: Mapping[str, str]) -> None:
+        """Items were read back (confirmed, or found as they were by an audit): keep what
+        they showed, checked now."""
+        if not hashes:
+            return
+        now = _now()
+        rows = [{"source": source, "resource": resource, "item_key": key,
+                 "readback_hash": value, "checked_at": now} for key, value in hashes.items()]
+        with self._connection(write=True) as conn:
+            conn.execute(readback_upsert(self.dialect), rows)
+
+    def readbacks(self, source: str, resource: str, keys: Sequence[str]) -> dict[str, str]:
+        """Key -> what the item read back as when last confirmed, for the keys that have one."""
+        found: dict[str, str] = {}
+        with self._connection() as conn:
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                query = select(readbacks.c.item_key, readbacks.c.readback_hash).where(
+                    readbacks.c.source == source, readbacks.c.resource == resource,
+                    readbacks.c.item_key.in_(chunk))
+                found.update((key, value) for key, value in conn.execute(query))
+        return found
+
+    def least_recently_checked(self, source: str, resource: str, limit: int) -> list[LedgerEntry]:
+        """Up to ``limit`` visible entries, those never checked or checked longest ago first:
+        an audit's sample, so that successive samples cover every item in turn."""
+        joined = ledger.outerjoin(readbacks, (readbacks.c.source == ledger.c.source)
+                                  & (readbacks.c.resource == ledger.c.resource)
+                                  & (readbacks.c.item_key == ledger.c.item_key))
+        query = (
+            select(ledger).select_from(joined)
+            .where(ledger.c.source == source, ledger.c.resource == resource,
+                   ledger.c.status == ItemStatus.VISIBLE.value)
+            # never checked (NULL) first, on both backends
+            .order_by(readbacks.c.checked_at.is_not(None), readbacks.c.checked_at,
+                      ledger.c.item_key)
+            .limit(limit)
+        )
+        with self._connection() as conn:
+            return [entry_from_row(row) for row in conn.execute(query)]
+
+    def latest_runs(self, source: str, kind: str) -> dict[str, RunRecord]:
+        """The latest finished run of ``kind`` per resource (or stream) of ``source``."""
+        latest = (
+            select(func.max(runs.c.id))
+            .where(runs.c.source == source, runs.c.kind == kind,
+                   runs.c.finished_at.is_not(None), runs.c.resource.is_not(None))
+            .group_by(runs.c.resource)
+        )
+        with self._connection() as conn:
+            rows = conn.execute(select(runs).where(runs.c.id.in_(latest)))
+            return {row.resource: run_from_row(row) for row in rows}

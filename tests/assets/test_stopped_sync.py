@@ -1,0 +1,52 @@
+"""In Dagster, a sync that stops because the destination is down is a failed step that says so
+— since when, that nothing is lost, where the next run resumes — not a traceback."""
+
+from __future__ import annotations
+
+import socket
+
+import dagster as dg
+
+from pipelines.definitions import build_definitions
+from pipelines.engine.config import parse_config
+from sandbox.shops.woocommerce.launch import start_in_thread
+
+
+def test_a_dead_destination_fails_the_step_with_the_message_and_where_it_resumes(
+    tmp_path, monkeypatch
+):
+    with socket.socket() as probe:  # a free port, closed again: the destination is dead
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    shop = start_in_thread("--orders", "5", "--customers", "3", "--products", "2")
+    monkeypatch.setenv("T_DG_API_KEY", "abcd1234.dead-destination")
+    monkeypatch.setenv("T_DG_WC_KEY", shop.key)
+    monkeypatch.setenv("T_DG_WC_SECRET", shop.secret)
+    config = parse_config({
+        "destination": {"base_url": dead, "api_key_env": "T_DG_API_KEY",
+                        "down_after_seconds": 0.5},
+        "state_url": f"sqlite:///{tmp_path / 'state.db'}",
+        "sources": [{"name": "woo", "platform": "woocommerce", "history_start": "2025-01-01",
+                     "connection": {"url": shop.root, "key_env": "T_DG_WC_KEY",
+                                    "secret_env": "T_DG_WC_SECRET"}}],
+    })
+    defs = build_definitions(config)
+    (orders,) = [a for a in defs.assets if dg.AssetKey(["woo", "orders"]) in a.keys]
+    try:
+        result = dg.materialize([orders], resources=dict(defs.resources), raise_on_error=False,
+                                instance=dg.DagsterInstance.ephemeral(),
+                                partition_key=dg.DailyPartitionsDefinition("2025-01-01")
+                                .get_last_partition_key())
+    finally:
+        shop.stop()
+
+    assert not result.success
+    (failure,) = result.get_step_failure_events()
+    data = failure.step_failure_data.user_failure_data
+    assert data is not None, "a Failure with a description, not a bare exception"
+    assert data.description.startswith(f"destination down: {dead} has answered no request since ")
+    assert "nothing is lost" in data.description
+    assert "which resumes orders from its beginning" in data.description
+    assert data.metadata["stopped"].value == "destination down"
+    assert data.metadata["resumes"].value == "orders from its beginning"
+    assert "abcd1234.dead-destination" not in data.description

@@ -33,7 +33,7 @@ BOUND = 60.0
 
 @pytest.fixture(scope="module")
 def shop() -> Iterator[RunningFakeShop]:
-    running = start_in_thread("--orders", "400", "--customers", "10", "--products", "6",
+    running = start_in_thread("--orders", "200", "--customers", "10", "--products", "6",
                               "--seed", "3")
     yield running
     running.stop()
@@ -50,7 +50,10 @@ class Operator:
         self.env = {**os.environ, "SHOPSYNC_CONFIG": str(self.config), "T_API_KEY": DEFAULT_KEY,
                     "T_WC_KEY": shop.key, "T_WC_SECRET": shop.secret}
 
-    def destination(self, sandbox: RunningSandbox, down_after: float = 60) -> None:
+    def destination(self, sandbox: RunningSandbox, down_after: float = 60,
+                    chunk_items: int = 20) -> None:
+        """Small chunks for the run a test stops (it stops between two of them); a rerun,
+        whose chunking is not the subject, takes ``chunk_items=1000``."""
         self.config.write_text(f"""
 destination: {{base_url: "{sandbox.base_url}", api_key_env: T_API_KEY,
                down_after_seconds: {down_after}}}
@@ -60,7 +63,7 @@ sources:
     platform: woocommerce
     connection: {{url: "{self.shop.root}", key_env: T_WC_KEY, secret_env: T_WC_SECRET}}
     lookback_seconds: 0
-    tuning: {{chunk_items: 20, page_size: 20}}
+    tuning: {{chunk_items: {chunk_items}, page_size: 20}}
 """)
 
     def start_sync(self, *args: str) -> tuple[subprocess.Popen[str], Path]:
@@ -123,7 +126,7 @@ def test_a_dead_destination_ends_the_sync_with_one_message_and_exit_75(
     assert stopped_after < BOUND
 
     back = start("--data", data, "--visibility-delay", "0")  # the same data, served again
-    operator.destination(back)
+    operator.destination(back, chunk_items=1000)
     code, _, output = operator.here("sync")
     assert code == 0, output
 
@@ -143,6 +146,7 @@ def test_ctrl_c_ends_the_sync_with_one_message_and_exit_130(operator, start):
     assert "nothing is lost" in output and "; orders after " in output
     assert "Traceback" not in output and "Aborted!" not in output
     assert ("orders", "interrupted") in operator.runs()
+    operator.destination(destination, chunk_items=1000)
     code, _, output = operator.here("sync")
     assert code == 0, output
 
@@ -156,6 +160,7 @@ def test_a_killed_sync_is_shown_interrupted_once_the_next_run_starts(operator, s
     process.kill()
     process.wait(timeout=BOUND)
     assert ("orders", "running") in operator.runs(), "nobody could say how it ended"
+    operator.destination(destination, chunk_items=1000)
     code, _, output = operator.here("sync", "--stream", "orders")
 
     assert code == 0, output

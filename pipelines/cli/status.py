@@ -84,4 +84,11 @@ def status(config_path: str | None, as_json: bool) -> None:
         click.echo("")
         for stream, position in info["positions"].items():
             click.echo(f"cursor {stream:<12} {position}")
+        if info["runs"]:
+            click.echo("")
+            click.echo("recent runs")
+        for run in info["runs"]:
+            # an interrupted run (killed, or Ctrl-C) shows here once the next run has started
+            click.echo(f"  {run['started_at'][:19]}  {run['kind']:<9} {run['stream'] or '':<12}"
+                       f" {run['status']}")
         click.echo("")

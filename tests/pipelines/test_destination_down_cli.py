@@ -167,3 +167,6 @@ def test_a_killed_sync_is_shown_interrupted_once_the_next_run_starts(operator, s
     code, shown, _ = operator.here("status", "--json")
     runs = json.loads(shown)["woo"]["runs"]
     assert [r["status"] for r in runs if r["stream"] == "orders"] == ["succeeded", "interrupted"]
+    code, text, _ = operator.here("status")
+    assert code == 0
+    assert any(line.split()[-2:] == ["orders", "interrupted"] for line in text.splitlines()), text

@@ -21,7 +21,7 @@ from pydantic import SecretStr
 
 from connectors.http.breaker import CircuitBreaker, CircuitOpenError
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
-from connectors.http.urls import is_loopback as _is_loopback
+from connectors.http.urls import secure_url
 from connectors.marketing.errors import (
     ClientConfigError,
     DestinationDown,
@@ -53,14 +53,13 @@ class TransportStats:
 
 
 def check_base_url(base_url: str) -> str:
-    """The base URL without a trailing slash; https required except on loopback."""
-    url = httpx.URL(base_url)
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ClientConfigError(f"base URL {base_url!r} must be an http(s) URL ending in /v1")
-    if url.scheme != "https" and not _is_loopback(url.host):
-        raise ClientConfigError(
-            f"base URL {base_url!r} must use https (plain http is allowed on loopback only)"
-        )
+    """The base URL without a trailing slash; https required except on loopback (the one
+    secure-address check, ``secure_url``)."""
+    try:
+        url = secure_url(base_url, carrying="the API key travels",
+                         invalid="must be an http(s) URL ending in /v1")
+    except ValueError as exc:
+        raise ClientConfigError(str(exc)) from None
     if not url.path.rstrip("/").endswith("/v1"):
         raise ClientConfigError(
             f"base URL {base_url!r} must end with the version prefix /v1"

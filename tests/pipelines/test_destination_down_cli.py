@@ -33,7 +33,7 @@ BOUND = 60.0
 
 @pytest.fixture(scope="module")
 def shop() -> Iterator[RunningFakeShop]:
-    running = start_in_thread("--orders", "200", "--customers", "10", "--products", "6",
+    running = start_in_thread("--orders", "400", "--customers", "10", "--products", "6",
                               "--seed", "3")
     yield running
     running.stop()
@@ -131,12 +131,23 @@ def test_a_dead_destination_ends_the_sync_with_one_message_and_exit_75(
     assert code == 0, output
 
 
-def test_ctrl_c_ends_the_sync_with_one_message_and_exit_130(operator, start):
-    # 30 ms an answer: the sync takes seconds, so Ctrl-C comes in the middle of it
-    destination = start("--accept-any-key", "--visibility-delay", "0", "--latency", "30")
+def stalled_sync(operator: Operator, start: Callable[..., RunningSandbox]
+                 ) -> tuple[subprocess.Popen[str], Path, str]:
+    """A `shopsync sync` certain to be in the middle of its run: a chunk of orders was
+    recorded, then its destination (a process keeping its data in a file) died, and the sync
+    waits for it for ``down_after_seconds`` (60) — however fast or slow the machine is."""
+    data = str(operator.tmp_path / "destination.sqlite")
+    destination = start("--data", data, "--visibility-delay", "0", own_process=True)
     operator.destination(destination)
     process, err = operator.start_sync()
     wait_for_orders_accepted(err, process)
+    assert isinstance(destination.process, subprocess.Popen)
+    destination.process.kill()
+    return process, err, data
+
+
+def test_ctrl_c_ends_the_sync_with_one_message_and_exit_130(operator, start):
+    process, err, data = stalled_sync(operator, start)
 
     process.send_signal(signal.SIGINT)
     code, output = ended(process, err)
@@ -146,21 +157,18 @@ def test_ctrl_c_ends_the_sync_with_one_message_and_exit_130(operator, start):
     assert "nothing is lost" in output and "; orders after " in output
     assert "Traceback" not in output and "Aborted!" not in output
     assert ("orders", "interrupted") in operator.runs()
-    operator.destination(destination, chunk_items=1000)
+    operator.destination(start("--data", data, "--visibility-delay", "0"), chunk_items=1000)
     code, _, output = operator.here("sync")
     assert code == 0, output
 
 
 def test_a_killed_sync_is_shown_interrupted_once_the_next_run_starts(operator, start):
-    destination = start("--accept-any-key", "--visibility-delay", "0", "--latency", "30")
-    operator.destination(destination)
-    process, err = operator.start_sync()
-    wait_for_orders_accepted(err, process)
+    process, _, data = stalled_sync(operator, start)
 
     process.kill()
     process.wait(timeout=BOUND)
     assert ("orders", "running") in operator.runs(), "nobody could say how it ended"
-    operator.destination(destination, chunk_items=1000)
+    operator.destination(start("--data", data, "--visibility-delay", "0"), chunk_items=1000)
     code, _, output = operator.here("sync", "--stream", "orders")
 
     assert code == 0, output

@@ -66,16 +66,55 @@ def sync(config_path: str | None, sources: tuple[str, ...], streams: tuple[str, 
         sys.exit(1)
 
 
+#: how long a run stopped by Ctrl-C may take to record how it ended before the command
+#: ends anyway: what each chunk recorded is durable already, and a run row left `running`
+#: is marked interrupted when the next run starts
+INTERRUPT_GRACE = 10.0
+
+
 def _run(runner: Any, run: Coroutine[Any, Any, list[Any]], backfill: bool = False) -> list[Any]:
     """The runner's reports; Ctrl-C stops it like a dead destination does: what is recorded
-    stays, and the message says where the next run resumes (exit 130)."""
+    stays, and the message says where the next run resumes (exit 130).
+
+    The loop is driven here rather than by ``asyncio.run`` so that Ctrl-C raises at once
+    (Python's own handler) and the run is given ``INTERRUPT_GRACE`` seconds to wind down,
+    not as long as its slowest task takes."""
     from pipelines.engine.stopped import SyncStopped
 
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(run)
+    interrupted = False
     try:
-        return asyncio.run(run)
+        return loop.run_until_complete(task)
     except KeyboardInterrupt:
+        interrupted = True
         resume = None if backfill else runner.resume_points()
         raise SyncStopped.interrupted(runner.source.name, resume) from None
+    finally:
+        _wind_down(loop, task, INTERRUPT_GRACE if interrupted else None)
+
+
+def _wind_down(loop: asyncio.AbstractEventLoop, main: asyncio.Task[Any],
+               grace: float | None) -> None:
+    """Cancel what still runs on ``loop`` and close it, as ``asyncio.run`` does; with a
+    ``grace``, wait at most that long for the tasks (a second Ctrl-C stops waiting)."""
+    try:
+        tasks = {main, *asyncio.all_tasks(loop)}
+        pending = [t for t in tasks if not t.done()]
+        for pending_task in pending:
+            pending_task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.wait(pending, timeout=grace))
+        for done in tasks:  # how they ended is said once, by the command: not logged again
+            if done.done() and not done.cancelled():
+                done.exception()
+        if grace is None:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        loop.close()
 
 
 def _show(reports: list[Any], as_json: bool, dry_run: bool) -> None:

@@ -114,7 +114,7 @@ async def test_the_general_key_is_not_used_on_kpi_routes_nor_the_kpi_key_elsewhe
     ("base_url", "message"),
     [
         pytest.param("http://api.example.com/v1",
-                     "must use https (plain http is allowed on loopback", id="http-remote"),
+                     "must use https: the API key travels with every request", id="http-remote"),
         pytest.param("https://api.example.com", "must end with the version prefix /v1",
                      id="no-v1"),
         pytest.param("https://api.example.com/v2", "must end with the version prefix /v1",

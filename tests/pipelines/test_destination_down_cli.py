@@ -48,7 +48,8 @@ class Operator:
         self.config = tmp_path / "shops.yaml"
         self.state_url = f"sqlite:///{tmp_path / 'state.db'}"
         self.env = {**os.environ, "SHOPSYNC_CONFIG": str(self.config), "T_API_KEY": DEFAULT_KEY,
-                    "T_WC_KEY": shop.key, "T_WC_SECRET": shop.secret}
+                    "T_WC_KEY": shop.key, "T_WC_SECRET": shop.secret,
+                    "PYTHONFAULTHANDLER": "1"}
 
     def destination(self, sandbox: RunningSandbox, down_after: float = 60,
                     chunk_items: int = 20) -> None:
@@ -98,7 +99,13 @@ def wait_for_orders_accepted(err: Path, process: subprocess.Popen[str]) -> None:
 
 
 def ended(process: subprocess.Popen[str], err: Path) -> tuple[int, str]:
-    code = process.wait(timeout=BOUND)
+    try:
+        code = process.wait(timeout=BOUND)
+    except subprocess.TimeoutExpired:
+        # a hang: the command's faulthandler writes where every thread is to its stderr
+        process.send_signal(signal.SIGABRT)
+        process.wait(timeout=BOUND)
+        pytest.fail(f"`shopsync sync` did not end within {BOUND:.0f} s:\n{err.read_text()}")
     return code, err.read_text()
 
 

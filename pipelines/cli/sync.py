@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
 from collections.abc import Coroutine
 from datetime import UTC, date, datetime, timedelta
@@ -76,21 +77,39 @@ def _run(runner: Any, run: Coroutine[Any, Any, list[Any]], backfill: bool = Fals
     """The runner's reports; Ctrl-C stops it like a dead destination does: what is recorded
     stays, and the message says where the next run resumes (exit 130).
 
-    The loop is driven here rather than by ``asyncio.run`` so that Ctrl-C raises at once
-    (Python's own handler) and the run is given ``INTERRUPT_GRACE`` seconds to wind down,
-    not as long as its slowest task takes."""
+    Ctrl-C is handled by the loop itself (``add_signal_handler``): the signal wakes the loop
+    at once, whichever thread it lands on, where Python's own handler waits until the main
+    thread next wakes (a retry's sleep, up to a minute). The run is cancelled and given
+    ``INTERRUPT_GRACE`` seconds to record how it ended."""
     from pipelines.engine.stopped import SyncStopped
 
     loop = asyncio.new_event_loop()
     task = loop.create_task(run)
     interrupted = False
+
+    def on_interrupt() -> None:
+        nonlocal interrupted
+        if not interrupted:
+            loop.call_later(INTERRUPT_GRACE, loop.stop)  # however the run takes it
+        interrupted = True
+        task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_interrupt)
+        handled = True
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
+        handled = False
     try:
         return loop.run_until_complete(task)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError, RuntimeError):
+        if not interrupted and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            raise
         interrupted = True
         resume = None if backfill else runner.resume_points()
         raise SyncStopped.interrupted(runner.source.name, resume) from None
     finally:
+        if handled:
+            loop.remove_signal_handler(signal.SIGINT)
         _wind_down(loop, task, INTERRUPT_GRACE if interrupted else None)
 
 

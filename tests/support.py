@@ -102,3 +102,16 @@ def eventually(condition: Callable[[], T], what: str, timeout: float = 10.0) -> 
         assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
         time.sleep(0.05)
     return answer
+
+
+def shopsync_here(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``shopsync ARGS`` run in this process (click's runner) with ``env`` added, as the
+    ``CompletedProcess`` a real process would give: for the commands a test arranges with or
+    reads back, where the process itself is not the subject."""
+    from click.testing import CliRunner
+
+    from pipelines.cli import main
+
+    result = CliRunner().invoke(main, list(args), env=env)
+    return subprocess.CompletedProcess(["shopsync", *args], result.exit_code,
+                                       result.stdout, result.stderr)

@@ -97,8 +97,8 @@ def _run(runner: Any, run: Coroutine[Any, Any, list[Any]], backfill: bool = Fals
     try:
         loop.add_signal_handler(signal.SIGINT, on_interrupt)
         handled = True
-    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
-        handled = False
+    except (NotImplementedError, RuntimeError):  # Windows, or not the main thread: Python's
+        handled = False  # own handler stays, and Ctrl-C still raises KeyboardInterrupt
     try:
         return loop.run_until_complete(task)
     except (KeyboardInterrupt, asyncio.CancelledError, RuntimeError):

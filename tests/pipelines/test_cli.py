@@ -8,10 +8,9 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
-from pipelines.cli import main
 from sandbox.shops.woocommerce.launch import attach, launch
+from tests.support import shopsync_here
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +42,7 @@ sources:
     def here(*args: str) -> subprocess.CompletedProcess[str]:
         """The same command in this process, for the steps a test arranges with or reads
         back: one real process per test is enough to show the process's own behaviour."""
-        result = CliRunner().invoke(main, list(args), env=env)
-        return subprocess.CompletedProcess(["shopsync", *args], result.exit_code,
-                                           result.stdout, result.stderr)
+        return shopsync_here(*args, env=env)
 
     run.env = env  # type: ignore[attr-defined]
     run.here = here  # type: ignore[attr-defined]

@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from connectors.sources.woocommerce import WooCommerceConnector
-from pipelines.cli import main
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import MappingContext
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
 from tests.engine.support import assert_stored_as_mapped, mapped_items, read_records, row_key
-from tests.support import RunningSandbox
+from tests.support import RunningSandbox, shopsync_here
 
 CONFIG = """
 destination: {{base_url: "{base}", api_key_env: AU_API_KEY}}
@@ -61,9 +59,7 @@ class Operator:
                                            resends=resends))
 
     def __call__(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        result = CliRunner().invoke(main, list(args), env={**self.env, **env})
-        return subprocess.CompletedProcess(["shopsync", *args], result.exit_code,
-                                           result.stdout, result.stderr)
+        return shopsync_here(*args, env={**self.env, **env})
 
     def json(self, *args: str) -> Any:
         done = self(*args, "--json")

@@ -17,13 +17,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from pipelines.cli import main
 from pipelines.engine.state import StateStore
 from sandbox.marketing.settings import DEFAULT_KEY
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
-from tests.support import RunningSandbox, eventually
+from tests.support import RunningSandbox, eventually, shopsync_here
 
 #: a progress line saying a chunk of orders was recorded with accepted items
 ORDERS_ACCEPTED = re.compile(r"woo/orders: \d+ records read, \d+ pushed, [1-9]\d* accepted")
@@ -79,8 +77,8 @@ sources:
     def here(self, *args: str) -> tuple[int, str, str]:
         """The same command in this process (a step a test arranges with or reads back):
         its exit code, stdout and stderr."""
-        result = CliRunner().invoke(main, list(args), env=self.env)
-        return result.exit_code, result.stdout, result.stderr
+        done = shopsync_here(*args, env=self.env)
+        return done.returncode, done.stdout, done.stderr
 
     def runs(self) -> list[tuple[str | None, str]]:
         with StateStore(self.state_url) as state:

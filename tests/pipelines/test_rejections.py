@@ -13,10 +13,9 @@ import json
 import subprocess
 
 import pytest
-from click.testing import CliRunner
 
-from pipelines.cli import main
 from sandbox.shops.woocommerce.launch import start_in_thread
+from tests.support import shopsync_here
 
 CONFIG = """
 destination: {{base_url: "{base}", api_key_env: RJ_API_KEY}}
@@ -51,9 +50,7 @@ def operator(sandbox, shop, tmp_path, fresh_key):
                                       shop=shop.root, mapping=mapping))
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        result = CliRunner().invoke(main, list(args), env=env)
-        return subprocess.CompletedProcess(["shopsync", *args], result.exit_code,
-                                           result.stdout, result.stderr)
+        return shopsync_here(*args, env=env)
 
     run.configure = configure  # type: ignore[attr-defined]
     return run

@@ -7,6 +7,7 @@ from typing import Any
 import dagster as dg
 import httpx
 
+from connectors.http.tls import tls_context
 from connectors.http.urls import secure_url
 from pipelines.engine.config import Config
 from pipelines.engine.state import ItemStatus, StateStore
@@ -21,7 +22,7 @@ def deliver(messages: list[str], webhook_url: str | None, log: Any) -> None:
             url = secure_url(webhook_url, carrying="the alerts travel", label="webhook_url",
                              invalid="must be an http(s) URL")
             httpx.post(url, json={"text": "\n".join(messages), "source": "shopsync"},
-                       timeout=10, follow_redirects=False).raise_for_status()
+                       timeout=10, follow_redirects=False, verify=tls_context()).raise_for_status()
         except ValueError as exc:
             log.error(f"the alert was not posted: {exc}")
         except httpx.HTTPError as exc:  # an alert that cannot be sent must not stop the sensor

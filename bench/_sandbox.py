@@ -18,6 +18,8 @@ from typing import IO
 
 import httpx
 
+from connectors.http.tls import tls_context
+
 _BANNER = re.compile(r"Marketing API at (http://\S+/v1)")
 
 
@@ -69,7 +71,7 @@ def start_sandbox_process(*args: str) -> SandboxProcess:
     deadline = time.monotonic() + 15
     while True:
         try:
-            if httpx.get(running.root + "/healthz", timeout=1).status_code == 200:
+            if httpx.get(running.root + "/healthz", timeout=1, verify=tls_context()).status_code == 200:
                 return running
         except httpx.TransportError:
             pass

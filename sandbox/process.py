@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from connectors.http.tls import tls_context
+
 if TYPE_CHECKING:
     from sandbox.serving import Served
 
@@ -40,7 +42,7 @@ def wait_healthy(root: str, process: subprocess.Popen[str], what: str, timeout: 
     deadline = time.monotonic() + timeout
     while True:
         try:
-            if httpx.get(root + "/healthz", timeout=1).status_code == 200:
+            if httpx.get(root + "/healthz", timeout=1, verify=tls_context()).status_code == 200:
                 return
         except httpx.TransportError:
             pass

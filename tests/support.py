@@ -15,6 +15,7 @@ from typing import TypeVar
 
 import httpx
 
+from connectors.http.tls import tls_context
 from sandbox import process
 from sandbox.marketing.settings import DEFAULT_KEY
 from sandbox.serving import Served
@@ -39,7 +40,8 @@ class RunningSandbox:
     def client(self, key: str | None = DEFAULT_KEY, **kwargs: object) -> httpx.Client:
         """An httpx client on ``/v1`` sending ``key`` (none when ``key`` is None)."""
         headers = {"spm-api-key": key} if key is not None else {}
-        client = httpx.Client(base_url=self.base_url, headers=headers, timeout=30, **kwargs)
+        client = httpx.Client(base_url=self.base_url, headers=headers, timeout=30,
+                              verify=tls_context(), **kwargs)
         self.clients.append(client)
         return client
 
@@ -47,7 +49,7 @@ class RunningSandbox:
         """Move the clock pending writes are applied by (the sandbox must run with
         ``--manual-clock``): a test passes the visibility delay without waiting."""
         httpx.post(self.root + "/_sandbox/clock", json={"advance": seconds},
-                   headers={"spm-api-key": key}).raise_for_status()
+                   headers={"spm-api-key": key}, verify=tls_context()).raise_for_status()
 
     def new_shop(self) -> httpx.Client:
         """A client of a new, empty shop (the sandbox must run with ``--accept-any-key``)."""

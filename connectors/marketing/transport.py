@@ -21,6 +21,7 @@ from pydantic import SecretStr
 
 from connectors.http.breaker import CircuitBreaker, CircuitOpenError
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
+from connectors.http.tls import tls_context
 from connectors.http.urls import secure_url
 from connectors.marketing.errors import (
     ClientConfigError,
@@ -102,6 +103,7 @@ class ApiTransport:
                 max_connections=max_connections, max_keepalive_connections=max_connections
             ),
             transport=transport,
+            verify=tls_context(),
             headers={"accept": "application/json", "user-agent": "shopsync"},
         )
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import httpx
 
+from connectors.http.tls import tls_context
 from sandbox import process
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class RunningFake:
 
     def open(self, base_url: str, **kwargs: Any) -> httpx.Client:
         """A client on ``base_url``, closed with the shop."""
-        client = httpx.Client(base_url=base_url, timeout=self.timeout, **kwargs)
+        client = httpx.Client(base_url=base_url, timeout=self.timeout, verify=tls_context(), **kwargs)
         self.clients.append(client)
         return client
 

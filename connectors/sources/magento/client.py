@@ -23,6 +23,7 @@ from pydantic import SecretStr
 
 from connectors.http.pacing import Pacer
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
+from connectors.http.tls import tls_context
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.exact import loads as exact_loads
 from connectors.sources.magento.config import MagentoConfig
@@ -85,6 +86,7 @@ class MagentoClient:
         self.retry = retry or RetryPolicy()
         self.pacer = Pacer(config.requests_per_second)
         inner = transport or httpx.AsyncHTTPTransport(
+            verify=tls_context(),
             limits=httpx.Limits(max_connections=16, max_keepalive_connections=16))
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/V1/",

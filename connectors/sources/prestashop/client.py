@@ -27,6 +27,7 @@ from pydantic import SecretStr
 from connectors.http.pacing import Pacer
 from connectors.http.redact import hide, unhide, wire_forms
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
+from connectors.http.tls import tls_context
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.exact import loads as exact_loads
 from connectors.sources.prestashop.config import PrestaShopConfig
@@ -104,6 +105,7 @@ class PrestaShopClient:
         self._hidden = wire_forms(config.key, basic_user=config.key)
         hide(self._hidden)
         inner = transport or httpx.AsyncHTTPTransport(
+            verify=tls_context(),
             limits=httpx.Limits(max_connections=16, max_keepalive_connections=16))
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",

@@ -29,6 +29,7 @@ from pydantic import SecretStr
 
 from connectors.http.redact import hide, unhide, wire_forms
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
+from connectors.http.tls import tls_context
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.exact import loads as exact_loads
 from connectors.sources.shopify.config import ShopifyConfig
@@ -106,6 +107,7 @@ class ShopifyClient:
         self._requested: dict[tuple[str, int], int] = {}
         self._version_warned = False
         inner = transport or httpx.AsyncHTTPTransport(
+            verify=tls_context(),
             limits=httpx.Limits(max_connections=8, max_keepalive_connections=8))
         timeout = httpx.Timeout(config.timeout, connect=config.connect_timeout)
         self._http = httpx.AsyncClient(
@@ -114,7 +116,7 @@ class ShopifyClient:
             headers={"accept": "application/json", "content-type": "application/json",
                      "user-agent": USER_AGENT})
         # bulk result files live on a storage host: fetched without the token
-        self.files = httpx.AsyncClient(transport=transport, timeout=timeout,
+        self.files = httpx.AsyncClient(transport=transport, timeout=timeout, verify=tls_context(),
                                        follow_redirects=True, headers={"user-agent": USER_AGENT})
 
     def __repr__(self) -> str:

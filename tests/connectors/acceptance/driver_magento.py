@@ -8,6 +8,7 @@ from typing import ClassVar
 import httpx
 
 from connectors.http.retry import RetryPolicy
+from connectors.http.tls import tls_context
 from connectors.sources.magento import MagentoConnector
 from sandbox.shops.magento.launch import RunningFakeMagento, start_in_thread
 from tests.connectors.acceptance.fakes import FakeHandle, fake_args, rate_limit_args
@@ -28,7 +29,7 @@ class Handle(FakeHandle):
 
     def ids(self) -> set[str]:
         """Every order id: Magento lists every order, whatever its state."""
-        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids",
+        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids", verify=tls_context(),
                          headers={"authorization": f"Bearer {self.shop.token}"}).json()
         return {str(i) for i in body["ids"]}
 

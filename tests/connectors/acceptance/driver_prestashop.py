@@ -8,6 +8,7 @@ from typing import ClassVar
 import httpx
 
 from connectors.http.retry import RetryPolicy
+from connectors.http.tls import tls_context
 from connectors.sources.prestashop import PrestaShopConnector
 from connectors.sources.prestashop.connector import STREAMS
 from sandbox.shops.prestashop.launch import RunningFakeShop, start_in_thread
@@ -30,7 +31,7 @@ class Handle(FakeHandle):
                                    requests_per_second=requests_per_second)
 
     def ids(self) -> set[str]:
-        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids",
+        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids", verify=tls_context(),
                          auth=(self.shop.key, "")).json()
         return {str(i) for i in body["ids"]}
 

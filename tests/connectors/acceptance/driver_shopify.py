@@ -15,6 +15,7 @@ from typing import ClassVar
 import httpx
 
 from connectors.http.retry import RetryPolicy
+from connectors.http.tls import tls_context
 from connectors.sources.shopify import ShopifyConnector
 from sandbox.shops.shopify.launch import RunningFakeShopify, start_in_thread
 from tests.connectors.acceptance.fakes import FakeHandle, fake_args
@@ -38,7 +39,7 @@ class Handle(FakeHandle):
                                 bulk_threshold=0)
 
     def ids(self) -> set[str]:
-        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids",
+        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids", verify=tls_context(),
                          headers={"X-Shopify-Access-Token": self.shop.token}).json()
         return {str(i) for i in body["ids"]}
 

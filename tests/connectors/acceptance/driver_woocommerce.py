@@ -8,6 +8,7 @@ from typing import ClassVar
 import httpx
 
 from connectors.http.retry import RetryPolicy
+from connectors.http.tls import tls_context
 from connectors.sources.woocommerce import WooCommerceConnector
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
 from tests.connectors.acceptance.fakes import FakeHandle, fake_args, rate_limit_args
@@ -32,7 +33,7 @@ class Handle(FakeHandle):
     def ids(self) -> set[str]:
         """Every id of the stream the connector must return: trashed orders too, block
         checkout drafts not (they are carts in the making, not orders)."""
-        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids",
+        body = httpx.get(f"{self.shop.root}/__fake__/{self.stream}/ids", verify=tls_context(),
                          params={"exclude_status": "checkout-draft"},
                          auth=(self.shop.key, self.shop.secret)).json()
         return {str(i) for i in body["ids"]}

@@ -1,14 +1,6 @@
-"""Which target resources point at which: reference data is materialized first."""
+"""Which target resources point at which: reference data is materialized first. The table
+is the API's, shared with the engine and the CLI (``connectors/marketing/references.py``)."""
 
-from __future__ import annotations
+from connectors.marketing.references import REFERS_TO
 
-#: resource -> the resources its items refer to
-REFERS_TO: dict[str, tuple[str, ...]] = {
-    "orders": ("statuses", "carriers", "customers", "products", "vouchers"),
-    "carts": ("customers", "products"),
-    "customers": ("groups",),
-    "addresses": ("customers",),
-    "products": ("categories", "manufacturers"),
-    "variations": ("products",),
-    "images": ("products",),
-}
+__all__ = ["REFERS_TO"]

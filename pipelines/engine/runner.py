@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from connectors.http.breaker import CircuitBreaker
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.errors import DestinationDown, MarketingApiError
+from connectors.marketing.references import stream_order
 from connectors.sources.base import SourceConnector, SourceError
 from pipelines.engine.completeness import (
     StreamCompleteness,
@@ -66,9 +67,10 @@ def open_client(config: Config, env: Env, clock: Clock = wall_clock) -> Marketin
 
 
 def selected_resources(source: Source, write_carts: bool = True) -> dict[str, list[str]]:
-    """stream -> the configured target resources it feeds, in the order of the streams the
-    platform gives for this source (carts only where the destination takes cart writes)."""
-    produces = platform(source.platform).produces(source)
+    """stream -> the configured target resources it feeds (carts only where the destination
+    takes cart writes), in the order they are synced: reference data first, as the table
+    of who refers to whom (``connectors/marketing/references.py``) has it."""
+    produces = stream_order(platform(source.platform).produces(source))
     known = {r for resources in produces.values() for r in resources}
     wanted = set(known) if "all" in source.resources else set(source.resources)
     unknown = sorted(wanted - known)

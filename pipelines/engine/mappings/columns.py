@@ -41,14 +41,15 @@ import orjson
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from connectors.marketing.references import RESOURCE_ORDER
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.base import RawRecord
 from connectors.sources.exact import describe_undecodable, escape_undecodable, undecodable
 from pipelines.engine.mappings.base import Item, MappingContext, utc
 
-#: streams are named after the resources they feed, reference data first
-STREAM_ORDER = ("statuses", "carriers", "groups", "categories", "manufacturers", "customers",
-                "addresses", "products", "variations", "images", "vouchers", "carts", "orders")
+#: streams are named after the resources they feed, reference data first (from the table
+#: of who refers to whom)
+STREAM_ORDER = RESOURCE_ORDER
 _TRUE = frozenset({"1", "true", "t", "yes", "y", "on"})
 _FALSE = frozenset({"0", "false", "f", "no", "n", "off"})
 Kind = tuple[str, Any]  # (kind, element kind or nested model)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
+from connectors.marketing.references import stream_order
 from connectors.sources.base import RawRecord
 from pipelines.engine.mappings.base import Item, MappingContext, money, utc
 
@@ -66,14 +67,15 @@ def _per_unit(amount: float, quantity: int) -> float:
 
 class MagentoMapping:
     platform: ClassVar[str] = "magento"
-    produces: ClassVar[Mapping[str, tuple[str, ...]]] = {
+    #: in the order of connectors/marketing/references.py, whatever the order written here
+    produces: ClassVar[Mapping[str, tuple[str, ...]]] = stream_order({
         "statuses": ("statuses",),
         "categories": ("categories",),
         "customers": ("customers", "addresses"),
         "products": ("products", "variations", "images"),
         "carts": ("carts",),
         "orders": ("carriers", "orders"),
-    }
+    })
 
     def map(self, stream: str, record: RawRecord, ctx: MappingContext) -> Iterator[tuple[str, Item]]:
         yield from getattr(self, f"_{stream}")(record, ctx)

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
+from connectors.marketing.references import stream_order
 from connectors.sources.base import RawRecord
 from connectors.sources.prestashop.values import (
     as_bool,
@@ -91,7 +92,8 @@ def _image_url(shop: Mapping[str, Any], image: int, slug: str) -> str:
 
 class PrestaShopMapping:
     platform: ClassVar[str] = "prestashop"
-    produces: ClassVar[Mapping[str, tuple[str, ...]]] = {
+    #: in the order of connectors/marketing/references.py, whatever the order written here
+    produces: ClassVar[Mapping[str, tuple[str, ...]]] = stream_order({
         "order_states": ("statuses",),
         "carriers": ("carriers",),
         "groups": ("groups",),
@@ -103,7 +105,7 @@ class PrestaShopMapping:
         "cart_rules": ("vouchers",),
         "orders": ("orders",),
         "carts": ("carts",),
-    }
+    })
 
     def map(self, stream: str, record: RawRecord, ctx: MappingContext) -> Iterator[tuple[str, Item]]:
         yield from getattr(self, f"_{stream}")(record, ctx, _shop(record, ctx))

@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
+from connectors.marketing.references import stream_order
 from connectors.sources.base import RawRecord
 from pipelines.engine.mappings.base import Item, MappingContext, money, utc
 
@@ -75,7 +76,8 @@ def _split(total: float, tax: float, included: bool) -> tuple[float, float]:
 
 class ShopifyMapping:
     platform: ClassVar[str] = "shopify"
-    produces: ClassVar[Mapping[str, tuple[str, ...]]] = {
+    #: in the order of connectors/marketing/references.py, whatever the order written here
+    produces: ClassVar[Mapping[str, tuple[str, ...]]] = stream_order({
         "statuses": ("statuses",),
         "manufacturers": ("manufacturers",),
         "categories": ("categories",),
@@ -84,7 +86,7 @@ class ShopifyMapping:
         "vouchers": ("vouchers",),
         "orders": ("carriers", "orders"),
         "carts": ("carts",),
-    }
+    })
 
     def map(self, stream: str, record: RawRecord, ctx: MappingContext) -> Iterator[tuple[str, Item]]:
         yield from getattr(self, f"_{stream}")(record, ctx)

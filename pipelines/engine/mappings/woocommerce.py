@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
+from connectors.marketing.references import stream_order
 from connectors.sources.base import RawRecord
 from pipelines.engine.mappings.base import Item, MappingContext, money, utc
 
@@ -46,14 +47,15 @@ def _times(record: RawRecord) -> tuple[str, str]:
 
 class WooCommerceMapping:
     platform: ClassVar[str] = "woocommerce"
-    produces: ClassVar[Mapping[str, tuple[str, ...]]] = {
+    #: in the order of connectors/marketing/references.py, whatever the order written here
+    produces: ClassVar[Mapping[str, tuple[str, ...]]] = stream_order({
         "statuses": ("statuses",),
         "categories": ("categories",),
         "customers": ("customers", "addresses"),
         "products": ("products", "variations", "images"),
         "coupons": ("vouchers",),
         "orders": ("carriers", "orders"),
-    }
+    })
 
     def map(
         self, stream: str, record: RawRecord, ctx: MappingContext

@@ -20,8 +20,9 @@ OPTIONS = ("timezone", "page_size", "allow_unencrypted")
 
 def defined_streams(source: Source) -> dict[str, tuple[str, ...]]:
     """The streams ``connection.streams`` defines, each feeding the resource of its name,
-    reference data first: the user decides what the source has, so ``resources: all`` means
-    these (shared by the ``files`` platform)."""
+    reference data first (``STREAM_ORDER``, from the table of who refers to whom): the user
+    decides what the source has, so ``resources: all`` means these (shared by the
+    ``files`` platform)."""
     from pipelines.engine.mappings.columns import STREAM_ORDER
 
     return {s: (s,) for s in STREAM_ORDER if s in source.connection.streams}

@@ -12,6 +12,7 @@ from pipelines.cli.resync import resync
 from pipelines.cli.servers import fake_shop, sandbox
 from pipelines.cli.status import status
 from pipelines.cli.sync import backfill, sync
+from pipelines.cli.trace import trace
 
 
 @click.group()
@@ -20,6 +21,6 @@ def main() -> None:
     """Sync shop platforms' data into the Marketing Automation Data API."""
 
 
-for command in (demo, dev, sync, backfill, resync, reconcile, rejections, status, check_config,
-                sandbox, fake_shop):
+for command in (demo, dev, sync, backfill, resync, reconcile, rejections, trace, status,
+                check_config, sandbox, fake_shop):
     main.add_command(command)

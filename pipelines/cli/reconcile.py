@@ -91,7 +91,11 @@ Exit codes:
 def reconcile(config_path: str | None, sources: tuple[str, ...], deadline: float | None,
               max_resends: int | None, audit: bool, sample: int | None, as_json: bool) -> None:
     """Confirm accepted items became visible; re-send those that did not in time; with
-    --audit, check that what was confirmed is still there."""
+    --audit, check that what was confirmed is still there.
+
+    Per resource it shows how long after acceptance items were confirmed (which depends on
+    when reconcile runs) and their visibility lag (acceptance → first seen): an upper bound,
+    with the resolution the read-backs allow (tuning.probe_seconds measures it finely)."""
     from pipelines.engine.runner import SourceRunner
 
     if sample is not None and not audit:
@@ -121,6 +125,8 @@ def reconcile(config_path: str | None, sources: tuple[str, ...], deadline: float
 
 
 def _show(out: dict[str, SourceCheck]) -> None:
+    from pipelines.engine.reconcile import describe_lag
+
     columns = ("checked", "visible", "waiting", "resent", "parked", "unchecked")
     audited = ("checked", "missing", "different", "resent", "unchecked")
     for name, check in out.items():
@@ -132,13 +138,14 @@ def _show(out: dict[str, SourceCheck]) -> None:
                 click.echo("  " + resource.ljust(14)
                            + "".join(str(row[c]).rjust(10) for c in audited) + note)
         click.echo("  " + "resource".ljust(14) + "".join(c.rjust(10) for c in columns)
-                   + "   lag p50/p95/max (s)")
+                   + "   " + "confirmed after p95".ljust(21) + "visibility lag p95")
         for resource, row in check.resources.items():
-            lag = row["lag_seconds"]
-            lags = "/".join("-" if lag[k] is None else f"{lag[k]:.1f}" for k in ("p50", "p95", "max"))
+            lag, waited = row["visibility_lag_seconds"], row["time_to_confirmation_seconds"]
+            confirmed = "-" if waited["p95"] is None else f"{waited['p95']:.1f} s"
             note = "" if row["verifiable"] else "   (the API does not list it: not verifiable)"
             click.echo("  " + resource.ljust(14) + "".join(str(row[c]).rjust(10) for c in columns)
-                       + f"   {lags}{note}")
+                       + f"   {confirmed.ljust(21)}{describe_lag(lag['p95'], lag['resolution'])}"
+                       + note)
         for note in check.notes:
             click.echo(f"  audit: {note}")
         for gap in check.gaps:

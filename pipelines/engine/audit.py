@@ -130,6 +130,7 @@ class Auditor:
             check.checked += len(entries)
             check.missing += len(entries)
             check.repair.update(e.key for e in entries)
+            self.state.note_audit(self.source, resource, [e.key for e in entries], [])
             return
         found = await self.reader.read_back(resource, entries)
         if not found.served:
@@ -139,18 +140,21 @@ class Auditor:
         check.failures.update(found.errors)
         expected = self.state.readbacks(self.source, resource, [e.key for e in found.read])
         as_before: dict[str, str] = {}
+        missing, different = [], []
         for entry in found.read:
             check.checked += 1
             shown = found.seen.get(entry.key)
             if shown is None:
-                check.missing += 1
-                check.repair.add(entry.key)
+                missing.append(entry.key)
             elif entry.key in expected and expected[entry.key] != shown:
-                check.different += 1
-                check.repair.add(entry.key)
+                different.append(entry.key)
             else:
                 # as confirmed (or, confirmed before read-backs were kept: as it is now)
                 as_before[entry.key] = shown
+        check.missing += len(missing)
+        check.different += len(different)
+        check.repair.update(missing + different)
+        self.state.note_audit(self.source, resource, missing, different)
         self.state.keep_readbacks(self.source, resource, as_before)
 
 

@@ -210,6 +210,9 @@ class Tuning(_Model):
     chunk_items: int = Field(default=2000, ge=1, le=100_000)
     #: sends of an item the API keeps rejecting before it is parked for a person
     max_rejected_attempts: int = Field(default=3, ge=1, le=100)
+    #: seconds a sync reads each chunk's accepted items back (beside the sync; the last chunk's
+    #: read-backs add up to this to the run) to measure their visibility lag finely; 0: off
+    probe_seconds: float = Field(default=0, ge=0, le=60)
 
 
 class Source(_Model):
@@ -310,6 +313,10 @@ class Config(_Model):
     state_url: str | None = None
     reconciliation: Reconciliation = Reconciliation()
     alerts: Alerts = Alerts()
+    #: whether the schedules (syncs, reconciliation) and the alert sensors run as soon as
+    #: the code location loads ("on", as the README promises), or start stopped ("off": a
+    #: person turns them on in the UI — for a staging copy of a production configuration)
+    automation: Literal["on", "off"] = "on"
     sources: list[Source] = Field(min_length=1)
 
     _check_state_url = field_validator("state_url")(lambda cls, v: v if v is None else _database(v))

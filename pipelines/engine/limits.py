@@ -23,11 +23,20 @@ MAX_TEXT = 1_000_000
 MAX_VALUES = 100_000
 #: the integers the API (and the ledger's JSON) can hold: signed 64-bit
 MIN_INT, MAX_INT = -(2**63), 2**63 - 1
+#: the bounds by name, as ``item_bounds`` reports them
+DEPTH, TEXT, VALUES = "nesting depth", "text length", "values per item"
+INTS, FLOATS = "64-bit integers", "finite numbers"
 
 
 def item_problems(item: Mapping[str, Any]) -> list[str]:
     """Why ``item`` is past a bound (empty when it is within all): one reason per bound
     broken, naming the first field that breaks it."""
+    return list(item_bounds(item).values())
+
+
+def item_bounds(item: Mapping[str, Any]) -> dict[str, str]:
+    """``item_problems`` by the bound broken (``text length``: its reason), so that a
+    report can count items per bound."""
     found: dict[str, str] = {}
     stack: list[tuple[str, Any, int]] = [(str(k), v, 1) for k, v in item.items()]
     seen = 0
@@ -36,29 +45,29 @@ def item_problems(item: Mapping[str, Any]) -> list[str]:
         path = path if len(path) <= 60 else path[:60] + "…"
         seen += 1
         if seen > MAX_VALUES:
-            found["values"] = f"item: more than {MAX_VALUES:,} values (the limit per item)"
+            found[VALUES] = f"item: more than {MAX_VALUES:,} values (the limit per item)"
             break
         if isinstance(value, bool) or value is None:
             continue
         if isinstance(value, int):
             if not MIN_INT <= value <= MAX_INT:
-                found.setdefault("int", f"{path}: {_digits(value)} is beyond the 64-bit"
-                                        " integers the API takes")
+                found.setdefault(INTS, f"{path}: {_digits(value)} is beyond the 64-bit"
+                                       " integers the API takes")
         elif isinstance(value, float):
             if not math.isfinite(value):
-                found.setdefault("float", f"{path}: {value} is not a finite number")
+                found.setdefault(FLOATS, f"{path}: {value} is not a finite number")
         elif isinstance(value, str):
             if len(value) > MAX_TEXT:
-                found.setdefault("text", f"{path}: {len(value):,} characters, more than the"
-                                         f" {MAX_TEXT:,} a text value may have")
+                found.setdefault(TEXT, f"{path}: {len(value):,} characters, more than the"
+                                       f" {MAX_TEXT:,} a text value may have")
         elif isinstance(value, Mapping | list | tuple):
             if depth >= MAX_DEPTH:
-                found.setdefault("depth", f"{path}: nested more than {MAX_DEPTH} levels deep"
-                                          " (the limit)")
+                found.setdefault(DEPTH, f"{path}: nested more than {MAX_DEPTH} levels deep"
+                                        " (the limit)")
                 continue
             children = value.items() if isinstance(value, Mapping) else enumerate(value)
             stack.extend((f"{path}.{k}", v, depth + 1) for k, v in children)
-    return list(found.values())
+    return found
 
 
 def _digits(value: int) -> str:

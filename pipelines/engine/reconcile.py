@@ -5,7 +5,8 @@ ledger holds as accepted, this reads the resource's listing back (``IN`` filters
 item ids, in batches that fit a URL, projected on the fields the listing echoes) and
 compares it with what was sent:
 
-- the same → ``visible`` (its payload is dropped; the lag since acceptance is measured);
+- the same → ``visible`` (its payload is dropped; its visibility lag is measured, see
+  ``VisibilityLag``);
 - missing or different, and accepted longer ago than the deadline → sent again, at most
   ``max_resends`` times, then ``parked`` for a person to look at;
 - missing or different within the deadline → left alone: it may still arrive.
@@ -17,16 +18,25 @@ A read that still fails after the client's retries costs only its batch: those i
 accepted for the next run, the others are checked, and the report says what could not be
 checked and why. When whole pages keep failing the destination is taken to be down and the
 rest is counted as not checked instead of read.
+
+Two figures come out of a confirmation. The *visibility lag* is the time from acceptance to
+the first read-back that showed the item; read-backs are moments apart, so it is known only
+between the last one that did not show it and the first that did (``VisibilityLag``). The
+*time to confirmation* is the time from acceptance to this run's confirmation: how long an
+item stays pending, which depends on when reconciliation runs. A sync can read what it just
+sent back at short intervals (``VisibilityProbe``, ``tuning.probe_seconds``) so that the lag
+is measured finely rather than to the interval between reconciliations.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from connectors.marketing.client import MarketingClient
@@ -36,12 +46,85 @@ from connectors.marketing.readback import echoed_fields, projection, readback_ha
 from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
 from connectors.marketing.writer import BulkWriter
 from pipelines.engine.state import ItemStatus, LedgerEntry, Outcome, StateStore
-from pipelines.engine.sync import Clock, ledger_key, wall_clock
+from pipelines.engine.sync import Clock, ledger_key, wall_clock, why
 
 IDS_PER_READ = 100
 PAGE = IDS_PER_READ * 10  # ledger entries fetched at once: reads for several slots
 #: pages in a row whose every read failed, after which the destination is taken to be down
 FAILING_PAGES = 2
+#: a probe's first read-back, seconds after the chunk was recorded, and how much longer each
+#: next one waits: a lag seen at read k lies between reads k-1 and k, within a factor 1.5
+PROBE_FIRST, PROBE_RATIO = 0.1, 1.5
+#: items of a chunk a probe reads back: one read each time, a sample spread over the chunk
+PROBE_SAMPLE = IDS_PER_READ
+#: what a probe's last read may take beyond its bound before the probe is cut short
+PROBE_GRACE = 2.0
+
+log = logging.getLogger(__name__)
+
+
+def _seconds(since: datetime, until: datetime) -> float:
+    return max(0.0, (until - since).total_seconds())
+
+
+@dataclass(frozen=True)
+class VisibilityLag:
+    """How long one item took to become visible after it was accepted, as far as read-backs
+    can tell: between ``low`` (the last read-back that did not show it; 0 if none did) and
+    ``high`` (the first that did) seconds."""
+
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, accepted_at: datetime, first_seen: datetime,
+           unseen_at: datetime | None) -> VisibilityLag:
+        high = _seconds(accepted_at, first_seen)
+        low = 0.0 if unseen_at is None else min(_seconds(accepted_at, unseen_at), high)
+        return cls(round(low, 3), round(high, 3))
+
+    @property
+    def resolution(self) -> float:
+        """How wide the read-backs leave it: first seen − max(accepted, last unseen check)."""
+        return round(self.high - self.low, 3)
+
+    @property
+    def measured_finely(self) -> bool:
+        return measured_finely(self.high, self.resolution)
+
+
+def measured_finely(upper: float, resolution: float) -> bool:
+    """A lag bound says something about the lag itself when the read-backs were no further
+    apart than the lag is long (resolution ≤ its lower bound); otherwise it mostly tells how
+    far apart they were."""
+    return resolution <= upper - resolution
+
+
+def seconds_text(value: float | None) -> str:
+    """Seconds as a person reads them: hundredths below a second, tenths above."""
+    if value is None:
+        return "-"
+    return f"{value:.2f} s" if value < 1 else f"{value:.1f} s"
+
+
+def describe_lag(upper: float | None, resolution: float | None) -> str:
+    """A visibility-lag figure as a person reads it: an upper bound and its resolution."""
+    if upper is None or resolution is None:
+        return "-"
+    fine = "" if measured_finely(upper, resolution) else ", not measured finely"
+    return f"≤ {seconds_text(upper)} (resolution {seconds_text(resolution)}{fine})"
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)], 3)
+
+
+def shown_as_sent(resource: str, entry: LedgerEntry, seen: Mapping[str, str]) -> str | None:
+    """What the listing showed of ``entry`` if it is what was sent (its read-back hash);
+    None when it is missing or different."""
+    sent = readback_hash(projection(resource, entry.payload or {}))
+    return sent if seen.get(entry.key) == sent else None
 
 
 def item_id(spec: SyncResource, entry: LedgerEntry) -> str:
@@ -143,7 +226,10 @@ class ResourceCheck:
     resent: int = 0
     parked: int = 0
     deleted: int = 0
-    lags: list[float] = field(default_factory=list)
+    #: visibility lag of each item confirmed in this run
+    lags: list[VisibilityLag] = field(default_factory=list)
+    #: seconds from acceptance to this run's confirmation, of each item confirmed
+    confirmations: list[float] = field(default_factory=list)
     verifiable: bool = True
     #: items whose read-back failed (kept accepted for the next run), and why: message -> items
     unchecked: int = 0
@@ -154,16 +240,27 @@ class ResourceCheck:
         for error in errors:
             self.failures[error] += 1
 
-    def lag(self) -> dict[str, float | None]:
-        """Visibility lag of the items confirmed in this run, in seconds."""
+    def lag(self) -> dict[str, Any]:
+        """Visibility lag of the items confirmed in this run, in seconds: the upper bounds'
+        p50, p95 and max, the p95 of their resolutions, and whether that is fine enough to
+        tell the lag (``measured_finely``)."""
         if not self.lags:
+            return {"p50": None, "p95": None, "max": None, "resolution": None,
+                    "measured_finely": None, "items": 0}
+        upper = [lag.high for lag in self.lags]
+        p95, resolution = _percentile(upper, 0.95), _percentile(
+            [lag.resolution for lag in self.lags], 0.95)
+        return {"p50": _percentile(upper, 0.5), "p95": p95, "max": round(max(upper), 3),
+                "resolution": resolution, "measured_finely": measured_finely(p95, resolution),
+                "items": len(self.lags)}
+
+    def time_to_confirmation(self) -> dict[str, float | None]:
+        """Seconds from acceptance to this run's confirmation: p50, p95, max."""
+        if not self.confirmations:
             return {"p50": None, "p95": None, "max": None}
-        ordered = sorted(self.lags)
-
-        def pct(q: float) -> float:
-            return round(ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)], 3)
-
-        return {"p50": pct(0.5), "p95": pct(0.95), "max": round(ordered[-1], 3)}
+        return {"p50": _percentile(self.confirmations, 0.5),
+                "p95": _percentile(self.confirmations, 0.95),
+                "max": round(max(self.confirmations), 3)}
 
 
 COUNTED = ("checked", "visible", "waiting", "resent", "parked", "deleted", "unchecked")
@@ -177,17 +274,24 @@ class ReconcileReport:
     problems: list[str] = field(default_factory=list)
 
     def totals(self) -> dict[str, int | float]:
-        """Counts over every resource, and the lag over every confirmed item."""
+        """Counts over every resource, and over every confirmed item the visibility lag
+        (``visibility_lag_p50/p95/max``: upper bounds, ``visibility_lag_resolution``,
+        ``visibility_lag_measured_finely``) and ``time_to_confirmation_p50/p95/max``;
+        seconds, present when an item was confirmed."""
         total = ResourceCheck()
         for check in self.resources.values():
             for name in COUNTED:
                 setattr(total, name, getattr(total, name) + getattr(check, name))
             total.lags += check.lags
+            total.confirmations += check.confirmations
         lag = total.lag()
-        return {
-            **{name: getattr(total, name) for name in COUNTED},
-            **{f"lag_{k}": v for k, v in lag.items() if v is not None},
-        }
+        figures: dict[str, int | float] = {name: getattr(total, name) for name in COUNTED}
+        if lag["items"]:
+            figures |= {f"visibility_lag_{k}": lag[k]
+                        for k in ("p50", "p95", "max", "resolution", "measured_finely")}
+            figures |= {f"time_to_confirmation_{k}": v
+                        for k, v in total.time_to_confirmation().items() if v is not None}
+        return figures
 
     def not_checked(self) -> list[str]:
         """What this run could not check, one line per resource or problem; empty when it
@@ -206,7 +310,8 @@ class ReconcileReport:
             resource: {
                 **{name: getattr(c, name) for name in COUNTED},
                 "verifiable": c.verifiable,
-                "lag_seconds": c.lag(),
+                "visibility_lag_seconds": c.lag(),
+                "time_to_confirmation_seconds": c.time_to_confirmation(),
                 "failures": dict(c.failures),
             }
             for resource, c in self.resources.items()
@@ -257,6 +362,7 @@ class Reconciler:
             if self._failed_pages >= FAILING_PAGES:  # counted, not read: the API is down
                 check.could_not_check(len(entries), [])
                 continue
+            asked = self.clock()  # what a read does not show was not there by this time
             found = await self.reader.read_back(resource, entries)
             if not found.served:
                 check.verifiable = False
@@ -265,22 +371,34 @@ class Reconciler:
             if found.unread:
                 check.could_not_check(len(found.unread), found.errors)
             if found.read:
-                await self._settle(resource, found.read, found.seen, check)
+                await self._settle(resource, found.read, found.seen, check, asked)
 
     async def _settle(self, resource: str, entries: list[LedgerEntry], seen: dict[str, str],
-                      check: ResourceCheck) -> None:
+                      check: ResourceCheck, asked: datetime) -> None:
         now = self.clock()
         late: list[LedgerEntry] = []
         give_up: list[str] = []
+        unseen: list[str] = []
         visible: dict[str, str] = {}  # key -> what it read back as, for later audits
+        details: dict[str, dict[str, Any]] = {}  # key -> what its "visible" event tells
         for entry in entries:
             check.checked += 1
-            sent = readback_hash(projection(resource, entry.payload or {}))
-            if seen.get(entry.key) == sent:
-                visible[entry.key] = sent
+            shown = shown_as_sent(resource, entry, seen)
+            if shown is not None:
+                visible[entry.key] = shown
                 if entry.accepted_at is not None:
-                    check.lags.append((now - entry.accepted_at).total_seconds())
-            elif entry.accepted_at is not None and now - entry.accepted_at < self.deadline:
+                    # first seen: by the sync's probe if it saw it, else by this read-back
+                    first_seen = entry.visible_at or now
+                    lag = VisibilityLag.of(entry.accepted_at, first_seen, entry.unseen_at)
+                    confirmation = round(_seconds(entry.accepted_at, now), 3)
+                    check.lags.append(lag)
+                    check.confirmations.append(confirmation)
+                    details[entry.key] = {"first_seen": first_seen.isoformat(),
+                                          "lag": [lag.low, lag.high],
+                                          "time_to_confirmation": confirmation}
+                continue
+            unseen.append(entry.key)
+            if entry.accepted_at is not None and now - entry.accepted_at < self.deadline:
                 check.waiting += 1
             elif entry.resends >= self.max_resends:
                 give_up.append(entry.key)
@@ -288,9 +406,12 @@ class Reconciler:
                 late.append(entry)
         if visible:
             with self.state.transaction():
-                self.state.mark(self.source, resource, list(visible), ItemStatus.VISIBLE)
-                self.state.keep_readbacks(self.source, resource, visible)
+                self.state.mark(self.source, resource, list(visible), ItemStatus.VISIBLE,
+                                at=now, details=details)
+                self.state.keep_readbacks(self.source, resource, visible, at=now)
             check.visible += len(visible)
+        if unseen:
+            self.state.note_unseen(self.source, resource, unseen, asked)
         if give_up:
             self.state.mark(self.source, resource, give_up, ItemStatus.PARKED)
             check.parked += len(give_up)
@@ -318,3 +439,79 @@ class Reconciler:
         self.state.record(self.source, resource, outcomes)
         self.state.count_resend(self.source, resource, list(by_key))
         check.resent += len(by_key)
+
+
+class VisibilityProbe:
+    """Reads the items a sync has just recorded as accepted back at growing intervals
+    (``PROBE_FIRST`` s after, then each ``PROBE_RATIO`` times later), for at most ``seconds``,
+    so that their visibility lag is known to within that ratio instead of to the interval
+    between reconciliations.
+
+    It runs beside the sync (an asyncio task per chunk) and only observes: what it sees is
+    noted as first seen (``visible_at``, a ``seen`` event), what it does not as the last
+    unseen check; confirming an item stays reconciliation's. A probe that fails stops
+    quietly: it is a measurement, and the sync must not depend on it.
+    """
+
+    def __init__(self, *, source: str, state: StateStore, client: MarketingClient,
+                 id_data_source: int | None, seconds: float, clock: Clock = wall_clock,
+                 concurrency: int = 2) -> None:
+        self.source = source
+        self.state = state
+        self.seconds = seconds
+        self.clock = clock
+        self.reader = Reader(client, id_data_source, concurrency)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def watch(self, resource: str, keys: Sequence[str]) -> None:
+        """Start reading ``keys`` of ``resource`` back (call it right after recording them):
+        up to ``PROBE_SAMPLE`` of them, spread over the chunk."""
+        if self.seconds <= 0 or not keys:
+            return
+        sample = list(keys[:: max(1, len(keys) // PROBE_SAMPLE)][:PROBE_SAMPLE])
+        self._tasks.append(asyncio.get_running_loop().create_task(self._watch(resource, sample)))
+
+    async def finish(self) -> None:
+        """Wait for the probes to end: each stops by its own bound (``seconds``)."""
+        tasks, self._tasks = self._tasks, []
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def cancel(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        self._tasks = []
+
+    async def _watch(self, resource: str, keys: list[str]) -> None:
+        start = self.clock()
+        wait = PROBE_FIRST
+        try:
+            async with asyncio.timeout(self.seconds + PROBE_GRACE):
+                while keys and wait <= self.seconds:
+                    await asyncio.sleep(_seconds(self.clock(), start + timedelta(seconds=wait)))
+                    wait *= PROBE_RATIO
+                    keys = await self._look(resource, keys)
+        except Exception as exc:  # noqa: BLE001 - a measurement: never the sync's failure
+            log.info("visibility probe of %s %s stopped: %s", self.source, resource,
+                     why(exc))
+
+    async def _look(self, resource: str, keys: list[str]) -> list[str]:
+        """Read ``keys`` back once; note what showed and what did not. Returns the keys to
+        look for again."""
+        entries = [e for e in self.state.ledger(self.source, resource, keys).values()
+                   if e.status is ItemStatus.ACCEPTED and e.visible_at is None]
+        if not entries:
+            return []
+        asked = self.clock()  # what the read does not show was not there by this time
+        found = await self.reader.read_back(resource, entries)
+        now = self.clock()  # what it shows was there by this time
+        if not found.served:
+            return []
+        seen: dict[str, dict[str, Any]] = {}
+        for entry in found.read:
+            if shown_as_sent(resource, entry, found.seen) and entry.accepted_at is not None:
+                lag = VisibilityLag.of(entry.accepted_at, now, entry.unseen_at)
+                seen[entry.key] = {"lag": [lag.low, lag.high]}
+        unseen = [e.key for e in found.read if e.key not in seen]
+        self.state.note_seen(self.source, resource, seen, now)
+        self.state.note_unseen(self.source, resource, unseen, asked)
+        return unseen + [e.key for e in found.unread]

@@ -5,9 +5,11 @@ terminal."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipelines.engine.reconcile import describe_lag
 from pipelines.engine.state import ItemStatus, StateStore
 
 STATES = ("accepted", "visible", "rejected", "quarantined", "failed", "parked", "deleted")
@@ -24,10 +26,12 @@ def sparkline(values: list[float]) -> str:
 
 
 def top_reasons(state: StateStore, source: str, resource: str, limit: int = 5,
-                scan: int = 5000) -> list[tuple[str, int]]:
-    """The most frequent reasons items of ``resource`` were held back (first ``scan`` items)."""
+                scan: int = 5000, states: Collection[ItemStatus] = HELD_BACK
+                ) -> list[tuple[str, int]]:
+    """The most frequent reasons items of ``resource`` in ``states`` (held back, unless told)
+    were held back, over the first ``scan`` such items."""
     reasons: Counter[str] = Counter()
-    for entry in state.entries(source, resource, set(HELD_BACK), limit=scan):
+    for entry in state.entries(source, resource, set(states), limit=scan):
         reasons.update(entry.errors or ["(no reason given)"])
     return reasons.most_common(limit)
 
@@ -57,12 +61,11 @@ class SourceSummary:
         runs = list(reversed(self.reconciliations))  # oldest first
         if runs:
             pending = [float(r.get("pending", 0)) for r in runs]
-            lag = [float(r.get("lag_p95", 0) or 0) for r in runs]
             last = runs[-1]
             lines += ["", f"**Reconciliation**, last {len(runs)} runs (oldest → newest)", "",
                       (f"- pending (accepted, not yet seen): `{sparkline(pending)}` now"
                        f" {int(pending[-1])}"),
-                      f"- visibility lag p95 (s): `{sparkline(lag)}` now {lag[-1]:.1f}",
+                      *lag_lines(runs),
                       (f"- last run: {last.get('visible', 0)} confirmed, {last.get('resent', 0)}"
                        f" re-sent, {last.get('parked', 0)} parked, {last.get('deleted', 0)}"
                        " deleted")]
@@ -74,6 +77,21 @@ class SourceSummary:
             for resource, audit in sorted(self.audits.items()):
                 lines.append(f"| {resource} | {audit_line(audit)} |")
         return "\n".join(lines)
+
+
+def lag_lines(runs: list[dict[str, Any]]) -> list[str]:
+    """The visibility lag and the time to confirmation over the reconciliation runs that
+    confirmed items (oldest first): p95 each, the lag as an upper bound with its resolution."""
+    confirming = [r for r in runs if r.get("visibility_lag_p95") is not None]
+    if not confirming:
+        return []
+    lag = [float(r["visibility_lag_p95"]) for r in confirming]
+    confirmation = [float(r.get("time_to_confirmation_p95") or 0) for r in confirming]
+    last = confirming[-1]
+    now = describe_lag(last["visibility_lag_p95"], last.get("visibility_lag_resolution"))
+    return [f"- visibility lag p95 (s, acceptance → first seen): `{sparkline(lag)}` now {now}",
+            (f"- time to confirmation p95 (s, acceptance → confirmed here):"
+             f" `{sparkline(confirmation)}` now {confirmation[-1]:.1f} s")]
 
 
 def audit_line(audit: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -29,7 +29,7 @@ from connectors.sources.base import Position, RawRecord, SourceConnector
 from pipelines.engine.config import Source
 from pipelines.engine.deletions import delete_records, stale_records
 from pipelines.engine.diff import content_hash
-from pipelines.engine.limits import item_problems, ledger_safe
+from pipelines.engine.limits import item_bounds, ledger_safe
 from pipelines.engine.mappings.base import (
     MappedItem,
     MappingContext,
@@ -37,8 +37,12 @@ from pipelines.engine.mappings.base import (
     PlatformMapping,
     map_record,
 )
-from pipelines.engine.quality import QualityReport, check_items
+from pipelines.engine.quality import Held, HeldTally, QualityReport, check_items
+from pipelines.engine.quality import held as holds
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
+
+if TYPE_CHECKING:
+    from pipelines.engine.reconcile import VisibilityProbe
 
 #: ledger states whose content the API already has
 SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
@@ -142,6 +146,7 @@ class StreamSync:
         #: product ids the ledger holds as sent, and the product keys already looked up
         self._products_known: set[str] = set()
         self._products_looked_up: set[str] = set()
+        self._probe: VisibilityProbe | None = None
         self.context = MappingContext(
             # sources read from a database or files have no shop address
             shop_url=source.connection.url or "",
@@ -182,6 +187,7 @@ class StreamSync:
                 self.source.name, stream, "backfill" if window else "sync",
                 window.start if window else None, until,
             )
+            self._probe = self._new_probe()
         try:
             if not dry_run and window is None:  # a window maps everything afresh anyway
                 await self._resend_unsettled(stream, report)
@@ -215,7 +221,11 @@ class StreamSync:
             report.cursor = last
             if seen is not None:
                 await self._delete_unseen(stream, seen, report, dry_run)
+            if self._probe is not None:
+                await self._probe.finish()
         except BaseException as exc:
+            if self._probe is not None:
+                self._probe.cancel()
             report.seconds = time.perf_counter() - started
             if run_id is not None:  # not an Exception: cancelled, Ctrl-C — interrupted
                 self.state.finish_run(run_id, "failed" if isinstance(exc, Exception)
@@ -226,6 +236,18 @@ class StreamSync:
         if run_id is not None:
             self.state.finish_run(run_id, "succeeded", self._totals(report))
         return report
+
+    def _new_probe(self) -> VisibilityProbe | None:
+        """What reads each chunk's accepted items back for ``tuning.probe_seconds`` (0: none),
+        beside the sync, to measure their visibility lag finely."""
+        seconds = self.source.tuning.probe_seconds
+        if self.client is None or seconds <= 0:
+            return None
+        from pipelines.engine.reconcile import VisibilityProbe  # it builds on this module
+
+        return VisibilityProbe(source=self.source.name, state=self.state, client=self.client,
+                               id_data_source=self.context.id_data_source, seconds=seconds,
+                               clock=self.clock)
 
     def _map(self, stream: str, record: RawRecord, position: Position) -> list[MappedItem]:
         """The items of one record. A record the mapping (or an override) cannot map is
@@ -238,7 +260,7 @@ class StreamSync:
             origin = record.get("_origin") if isinstance(record.get("_origin"), str) else None
             where = origin or f"{stream} record {position.record_id!r}"
             resource = next(iter(self.mapping.produces.get(stream, ())), stream)
-            reason = f"{where}: the record cannot be mapped: {why(exc)}"
+            reason = f"{where}{holds.CANNOT_MAP}{why(exc)}"
             item = {"_errors": [reason], "_record": ledger_safe(record)}
             return [MappedItem(resource, position.record_id or where, item,
                                position.record_id, position.changed_at)]
@@ -276,6 +298,9 @@ class StreamSync:
                     self.source.name, resource, outcomes,
                     cursor=(stream, cursor) if is_last and cursor is not None else None,
                 )
+                if self._probe is not None:
+                    self._probe.watch(resource, [o.key for o in outcomes
+                                                 if o.status is ItemStatus.ACCEPTED])
         if not resources and cursor is not None and not dry_run:
             self.state.set_cursor(self.source.name, stream, cursor)
         if self.progress is not None:
@@ -296,6 +321,8 @@ class StreamSync:
         known = self.state.ledger(self.source.name, resource, list(latest))
         outcomes: list[Outcome] = []
         to_send: list[MappedItem] = []
+        #: why items are held back before the quality suite, for the run's quality report
+        tally = HeldTally(resource)
         for key, mapped in latest.items():
             entry = None if force else known.get(key)
             if entry is not None and entry.content_hash == hashes[key] and (
@@ -304,15 +331,18 @@ class StreamSync:
                 report.add(resource, "unchanged" if entry.status in SETTLED
                            else entry.status.value)
                 continue
-            reasons = self._problems(model, mapped, unwritable.get(key))
-            if reasons:
+            held = self._problems(model, mapped, unwritable.get(key))
+            if held is not None:
                 report.add(resource, "quarantined")
+                tally.add(key, held)
                 outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
-                                        mapped.source_record_id, reasons,
+                                        mapped.source_record_id, held.reasons,
                                         ledger_safe(mapped.item), mapped.changed_at))
                 continue
             to_send.append(mapped)
-        to_send = self._check_quality(resource, to_send, hashes, outcomes, report)
+        to_send = self._check_quality(resource, to_send, hashes, outcomes, report, tally)
+        if (held_report := tally.report()) is not None:
+            report.quality.setdefault(resource, []).append(held_report)
         if dry_run:
             report.add(resource, "pushed", len(to_send))
             samples = report.samples.setdefault(resource, [])
@@ -333,19 +363,22 @@ class StreamSync:
             return content_hash(ledger_safe(mapped.item))
 
     @staticmethod
-    def _problems(model: type[BaseModel], mapped: MappedItem, unwritable: str | None) -> list[str]:
-        """Why the item is held back (empty: it may be sent). A connector that could not
-        read a record says why; then the bounds (limits.py), then the item model."""
+    def _problems(model: type[BaseModel], mapped: MappedItem, unwritable: str | None
+                  ) -> Held | None:
+        """Why the item is held back, and by which stage's rules (None: it may be sent). A
+        connector that could not read a record, or a mapping that failed, says why; then
+        the bounds (limits.py), then the item model."""
         if reasons := [str(r) for r in mapped.item.get("_errors") or ()]:
-            return reasons
-        if reasons := item_problems(mapped.item):
-            return reasons
+            return holds.carried_errors(reasons, model.model_fields)
+        if bounds := item_bounds(mapped.item):
+            return holds.bounds_broken(bounds)
         if unwritable is not None:
-            return [unwritable]
+            return holds.unwritable(unwritable)
         try:
-            return validate_item(model, mapped.item)
+            reasons = validate_item(model, mapped.item)
         except Exception as exc:  # noqa: BLE001 - a validator that breaks holds one item back
-            return [f"item: cannot be validated: {why(exc)}"]
+            reasons = [f"item: cannot be validated: {why(exc)}"]
+        return holds.model_refused(reasons) if reasons else None
 
     def _check_quality(
         self,
@@ -354,9 +387,11 @@ class StreamSync:
         hashes: dict[str, str],
         outcomes: list[Outcome],
         report: StreamReport,
+        tally: HeldTally,
     ) -> list[MappedItem]:
         """Run the resource's quality suite; quarantine the items breaking a blocking rule
-        (with the rules' names as reasons) and return the others."""
+        (with the rules' names as reasons) and return the others. An item the suite cannot
+        run on is held back too, and counted in ``tally``."""
         if not items:
             return items
         known = self._known_products(items)
@@ -372,8 +407,10 @@ class StreamSync:
                     single = check_items(resource, [(mapped.key, mapped.item)], known=known,
                                          after_models=True)
                 except Exception as exc:  # noqa: BLE001
-                    failures[mapped.key] = [f"quality: the checks cannot run on this item:"
-                                            f" {why(exc)}"]
+                    crashed = holds.suite_crashed(f"quality: the checks cannot run on this"
+                                                  f" item: {why(exc)}")
+                    tally.add(mapped.key, crashed)
+                    failures[mapped.key] = crashed.reasons
                     continue
                 report.quality.setdefault(resource, []).append(single)
                 if mapped.key in single.failures:

@@ -2,7 +2,8 @@
 
 The engine calls ``check_items`` once per resource and chunk, after the item models and
 before diffing. Items breaking a blocking rule are quarantined with the rule's name; the
-rest flow on. ``summarize`` folds a run's reports into what the Dagster asset check shows.
+rest flow on. ``summarize`` folds a run's reports — these, and those of the rows held back
+before the suite (``held.py``) — into what the Dagster asset check shows.
 
 Cost: GX takes about 3 s to import (and ~250 MB), so it is imported on the first call, and
 its context, suites and batch definitions are built once per process. Each expectation then
@@ -24,7 +25,7 @@ import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pipelines.engine.quality.suites import (
     AMOUNTS,
@@ -42,6 +43,10 @@ if TYPE_CHECKING:
 
 #: failing item keys kept per rule in ``results`` (and in Dagster metadata)
 SAMPLE = 20
+#: the stages that hold an item back, in the order the engine runs them: bounds and
+#: decoding, the mapping, the item models, this suite (``held.py``)
+Kind = Literal["limit", "mapping", "model", "suite"]
+KINDS: tuple[Kind, ...] = ("limit", "mapping", "model", "suite")
 _COMPLETE: dict[str, Any] = {
     "result_format": "COMPLETE",
     "unexpected_index_column_names": ["_key"],
@@ -59,8 +64,10 @@ class QualityReport:
     rows: int
     failures: dict[str, list[str]]  # item key -> names of the blocking rules it broke
     warnings: dict[str, int]  # rule name -> items breaking that non-blocking rule
-    results: list[dict[str, Any]]  # per rule: name, blocking, success, unexpected_count, ...
+    results: list[dict[str, Any]]  # per rule: name, kind, blocking, success, unexpected_count…
     seconds: float
+    #: the suite judged these rows; False for rows held back before it (``held.py``)
+    by_suite: bool = True
 
     def reasons(self, key: str) -> list[str]:
         """Quarantine reasons for ``key``: ``quality: <rule name> — <what it expects>``."""
@@ -329,7 +336,8 @@ def check_items(
 def _result(rule: Rule, *, keys: list[str], error: str | None = None,
             skipped: str | None = None) -> dict[str, Any]:
     result: dict[str, Any] = {
-        "name": rule.name, "blocking": rule.blocking, "success": not keys and error is None,
+        "name": rule.name, "kind": "suite", "blocking": rule.blocking,
+        "success": not keys and error is None,
         "unexpected_count": len(keys), "sample": keys[:SAMPLE],
         "description": rule.description,
     }
@@ -341,18 +349,25 @@ def _result(rule: Rule, *, keys: list[str], error: str | None = None,
 
 
 def summarize(reports: Iterable[QualityReport]) -> dict[str, Any]:
-    """A run's reports of one resource folded into one JSON-safe summary, rule by rule."""
-    rows = blocked = 0
+    """A run's reports of one resource folded into one JSON-safe summary: every row the run
+    judged (checked by the suite, or held back before it) and every rule, of every stage,
+    that held one back. ``blocked`` counts items once each, as the ledger does."""
+    rows = checked = 0
     seconds = 0.0
+    held: dict[str, str] = {}  # item key -> the kind of the stage that held it back
     rules: dict[str, dict[str, Any]] = {}
     ran: set[str] = set()  # rules some chunk ran: not "skipped" for the run
     for report in reports:
         rows += report.rows
-        blocked += len(report.failures)
+        checked += report.rows if report.by_suite else 0
         seconds += report.seconds
+        kinds = {r["name"]: r.get("kind", "suite") for r in report.results}
+        for key, broken in report.failures.items():
+            held[key] = kinds.get(broken[0], "suite") if broken else "suite"
         for result in report.results:
             into = rules.setdefault(result["name"], {
-                "name": result["name"], "blocking": result["blocking"], "success": True,
+                "name": result["name"], "kind": result.get("kind", "suite"),
+                "blocking": result["blocking"], "success": True,
                 "unexpected_count": 0, "sample": [], "description": result["description"],
             })
             into["success"] = into["success"] and result["success"]
@@ -366,18 +381,26 @@ def summarize(reports: Iterable[QualityReport]) -> dict[str, Any]:
                 into.pop("skipped", None)
             elif result["name"] not in ran:
                 into["skipped"] = result["skipped"]
-    return {"rows": rows, "blocked": blocked, "seconds": round(seconds, 4),
-            "rules": list(rules.values())}
+    by_kind: dict[str, int] = dict.fromkeys(KINDS, 0)
+    for kind in held.values():
+        by_kind[kind] = by_kind.get(kind, 0) + 1
+    order = {kind: index for index, kind in enumerate(KINDS)}
+    return {"rows": rows, "checked": checked, "blocked": len(held), "held": by_kind,
+            "seconds": round(seconds, 4),
+            "rules": sorted(rules.values(), key=lambda r: order.get(r["kind"], len(order)))}
 
 
 def rules_markdown(summary: Mapping[str, Any]) -> str:
-    """The summary's rules as a Markdown table (for ``MetadataValue.md``)."""
-    lines = ["| rule | blocking | failing items | sample keys | expects |",
-             "|---|---|---|---|---|"]
+    """The summary's rules as one Markdown table (for ``MetadataValue.md``): the stage that
+    held rows back (``kind``), the rule, how many rows it held back, and what it expects
+    (a suite rule) or one of its reasons (the other stages)."""
+    lines = ["| kind | rule | blocking | failing items | sample keys | expects, or a reason |",
+             "|---|---|---|---|---|---|"]
     for rule in summary["rules"]:
         status = rule.get("error") and f"error: {rule['error']}" or rule.get("skipped")
-        sample = ", ".join(f"`{k}`" for k in rule["sample"][:5])
-        cells = [f"`{rule['name']}`", "yes" if rule["blocking"] else "no",
+        sample = ", ".join(f"`{k if len(k) <= 40 else k[:39] + '…'}`" for k in rule["sample"][:5])
+        cells = [rule.get("kind", "suite"), f"`{rule['name']}`",
+                 "yes" if rule["blocking"] else "no",
                  str(status or rule["unexpected_count"]), sample, rule["description"]]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""The sync engine's state store: runs, stream cursors and the item ledger.
+"""The sync engine's state store: runs, stream cursors, the item ledger and each item's
+events (its story: ``pipelines/engine/trace.py``).
 
 SQLAlchemy 2 Core, the same on SQLite (one machine) and PostgreSQL (beyond it); the store
 creates and upgrades its own schema when opened. See ``store.py`` for the semantics.
@@ -6,12 +7,21 @@ creates and upgrades its own schema when opened. See ``store.py`` for the semant
 
 from __future__ import annotations
 
-from pipelines.engine.state.models import ItemStatus, LedgerEntry, Outcome, RunRecord
+from pipelines.engine.state.models import (
+    EventKind,
+    ItemEvent,
+    ItemStatus,
+    LedgerEntry,
+    Outcome,
+    RunRecord,
+)
 from pipelines.engine.state.schema import MIGRATIONS, Migration, SchemaTooNewError
 from pipelines.engine.state.store import StateStore
 
 __all__ = [
     "MIGRATIONS",
+    "EventKind",
+    "ItemEvent",
     "ItemStatus",
     "LedgerEntry",
     "Migration",

@@ -47,6 +47,33 @@ class LedgerEntry:
     accepted_hash: str | None = None  # content hash of what the API was last seen to take
     resends: int = 0  # times reconciliation sent it again because it did not become visible
     changed_at: datetime | None = None  # when its source record last changed, at the source
+    #: the last read-back since its latest acceptance that did not show it (None: none yet)
+    unseen_at: datetime | None = None
+
+
+class EventKind(StrEnum):
+    """What can happen to an item besides taking one of the ``ItemStatus`` states (an
+    event of those kinds is named after the state)."""
+
+    SEEN = "seen"  # a read-back right after the sync showed it: first seen, not yet confirmed
+    MISSING = "missing"  # an audit found a visible item gone from the destination
+    DIFFERENT = "different"  # … or different there from what was confirmed
+
+
+@dataclass(frozen=True)
+class ItemEvent:
+    """One row of an item's story, as the store keeps it: ``kind`` is an ``ItemStatus`` value
+    (the item took that state: an outcome of a send, a check, or a mark) or an
+    ``EventKind``; ``run_kind`` is the kind of the run it happened in (sync, backfill,
+    reconcile, audit), when known."""
+
+    at: datetime
+    kind: str
+    run_id: int | None
+    run_kind: str | None
+    content_hash: str | None
+    errors: list[str]
+    detail: dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    inspect,
     select,
     text,
 )
@@ -129,6 +130,9 @@ ledger = Table(
     Column("accepted_hash", Text),
     Column("resends", Integer, nullable=False, server_default="0"),
     Column("changed_at", UTCDateTime),
+    # the last read-back after the latest acceptance that did not show it: with
+    # ``visible_at`` (first seen) it bounds the visibility lag; cleared by a new acceptance
+    Column("unseen_at", UTCDateTime),
     # counts per status, and keyset pages of one status (re-sending failed items)
     Index("ix_shopsync_ledger_status", "source", "resource", "status", "item_key"),
     # the items a source record became (deletions at the source)
@@ -147,6 +151,25 @@ readbacks = Table(
     Column("checked_at", UTCDateTime, nullable=False),
     # an audit's sample: the items checked longest ago first
     Index("ix_shopsync_readbacks_checked", "source", "resource", "checked_at"),
+)
+
+events = Table(
+    "shopsync_events",
+    metadata,
+    # append-only: one row per item per thing that happened to it, written in the same
+    # transaction as the ledger change it tells (see ``StateStore.events``)
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("source", Text, nullable=False),
+    Column("resource", Text, nullable=False),
+    Column("item_key", _key(), nullable=False),
+    Column("at", UTCDateTime, nullable=False),
+    Column("run_id", Integer),  # the run of ``shopsync_runs`` it happened in, when known
+    Column("kind", String(16), nullable=False),
+    Column("content_hash", Text),
+    Column("errors", _json()),
+    Column("detail", _json()),
+    # one item's story, in the order it was written
+    Index("ix_shopsync_events_item", "source", "resource", "item_key", "id"),
 )
 
 Migration = Callable[[Connection], None]
@@ -175,7 +198,18 @@ def _readbacks(conn: Connection) -> None:
     readbacks.create(conn, checkfirst=True)
 
 
-MIGRATIONS: list[Migration] = [_create_current, _resends, _changed_at, _readbacks]
+def _events(conn: Connection) -> None:
+    """Version 5: each item's story (an append-only table of events), and the ledger's last
+    read-back that did not show an item, which bounds its visibility lag."""
+    # a database whose version 1 was built by a later shopsync has the column already
+    columns = {column["name"] for column in inspect(conn).get_columns(ledger.name)}
+    if "unseen_at" not in columns:
+        kind = "TIMESTAMP WITH TIME ZONE" if conn.dialect.name == "postgresql" else "DATETIME"
+        conn.execute(text(f"ALTER TABLE shopsync_ledger ADD COLUMN unseen_at {kind}"))
+    events.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Migration] = [_create_current, _resends, _changed_at, _readbacks, _events]
 
 # one lock for every schema upgrade in a PostgreSQL database: two processes opening the
 # store at once queue up instead of racing to create the same tables

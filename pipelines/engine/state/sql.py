@@ -33,6 +33,7 @@ from pipelines.engine.state.models import (
     NO_PAYLOAD,
     SUCCESSFUL,
     UNSUCCESSFUL,
+    ItemEvent,
     ItemStatus,
     LedgerEntry,
     Outcome,
@@ -200,6 +201,8 @@ def ledger_upsert(dialect: str) -> Insert:
             ),
             "accepted_hash": case((successful, new.accepted_hash), else_=old.accepted_hash),
             "changed_at": func.coalesce(new.changed_at, old.changed_at),
+            "unseen_at": case((new.status == ItemStatus.ACCEPTED.value, null()),
+                              else_=old.unseen_at),
         },
     )
 
@@ -224,7 +227,38 @@ def ledger_row(source: str, resource: str, outcome: Outcome, now: datetime) -> d
         "visible_at": now if status is ItemStatus.VISIBLE else None,
         "accepted_hash": outcome.content_hash if successful else None,
         "changed_at": outcome.changed_at,
+        "unseen_at": None,
     }
+
+
+def outcome_event(source: str, resource: str, outcome: Outcome, now: datetime,
+                  run_id: int | None) -> dict[str, Any]:
+    """The event an outcome adds to its item's story: what became of it, and which source
+    record (changed when) it was made from — the read and the mapping behind the send."""
+    changed = outcome.changed_at.isoformat() if outcome.changed_at is not None else None
+    return {
+        "source": source,
+        "resource": resource,
+        "item_key": outcome.key,
+        "at": now,
+        "run_id": run_id,
+        "kind": ItemStatus(outcome.status).value,
+        "content_hash": outcome.content_hash or None,
+        "errors": list(outcome.errors) or None,
+        "detail": {"record": outcome.source_record_id, "changed_at": changed},
+    }
+
+
+def event_from_row(row: Row[Any]) -> ItemEvent:
+    return ItemEvent(
+        at=row.at,
+        kind=row.kind,
+        run_id=row.run_id,
+        run_kind=row.run_kind,
+        content_hash=row.content_hash,
+        errors=list(row.errors or ()),
+        detail=dict(row.detail or {}),
+    )
 
 
 def entry_from_row(row: Row[Any]) -> LedgerEntry:
@@ -243,6 +277,7 @@ def entry_from_row(row: Row[Any]) -> LedgerEntry:
         accepted_hash=row.accepted_hash,
         resends=row.resends,
         changed_at=row.changed_at,
+        unseen_at=row.unseen_at,
     )
 
 

@@ -1,4 +1,5 @@
-"""The state store: runs, stream cursors and the item ledger, in SQLite or PostgreSQL.
+"""The state store: runs, stream cursors, the item ledger and each item's events, in SQLite
+or PostgreSQL.
 
 One ``StateStore`` per process is enough; it is safe to use from several threads, and
 several processes may open the same database. Every write method is one transaction,
@@ -9,6 +10,11 @@ survives a crash of the process, but a power loss may take the last few commits 
 engine writes outcomes and the cursor that follows them in one transaction
 (``record(..., cursor=…)``), so such a loss only rewinds both together, and the items are
 sent again — harmless, as writes to the API are idempotent.
+
+Every change to an item also appends an event to its story (``events``), in the same
+transaction: what the outcome was, or what it was marked, and in which run. The run is the
+innermost one begun in the caller's context (``start_run`` … ``finish_run``, per thread or
+asyncio task), so the engine names it once, when it starts the run.
 """
 
 from __future__ import annotations
@@ -21,13 +27,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from sqlalchemy import Connection, func, literal, select, text
+from sqlalchemy import Connection, Integer, String, bindparam, func, literal, select, text
 from sqlalchemy.engine import make_url
 
 from connectors.sources.base import Position
 from pipelines.engine.state.models import (
     NO_PAYLOAD,
     SUCCESSFUL,
+    EventKind,
+    ItemEvent,
     ItemStatus,
     LedgerEntry,
     Outcome,
@@ -38,6 +46,7 @@ from pipelines.engine.state.schema import (
     Migration,
     UTCDateTime,
     cursors,
+    events,
     ledger,
     migrate,
     readbacks,
@@ -48,9 +57,11 @@ from pipelines.engine.state.sql import (
     SQLITE_BEGIN,
     cursor_upsert,
     entry_from_row,
+    event_from_row,
     ledger_row,
     ledger_upsert,
     open_engine,
+    outcome_event,
     readback_upsert,
     run_from_row,
 )
@@ -68,6 +79,10 @@ def _chunks(items: Sequence[str], size: int = IN_CHUNK) -> Iterator[Sequence[str
         yield items[start : start + size]
 
 
+#: a run begun in this context and not finished yet: (id, source, resource, kind)
+_OpenRun = tuple[int, str, str | None, str]
+
+
 class StateStore:
     """Runs, cursors and the ledger of one shopsync installation, in one database.
 
@@ -83,6 +98,10 @@ class StateStore:
         self._written, self._analyze_at = 0, 1_000  # see _maybe_analyze
         self._current: ContextVar[Connection | None] = ContextVar(
             f"shopsync_state_{id(self)}", default=None
+        )
+        #: the runs begun in this context and not finished, innermost last: events name them
+        self._runs: ContextVar[tuple[_OpenRun, ...]] = ContextVar(
+            f"shopsync_runs_{id(self)}", default=()
         )
         try:
             with self._connection(write=True) as conn:
@@ -184,7 +203,9 @@ class StateStore:
             )
             key = result.inserted_primary_key
             assert key is not None
-            return int(key[0])
+        run_id = int(key[0])
+        self._runs.set((*self._runs.get(), (run_id, source, resource, kind)))
+        return run_id
 
     def finish_run(
         self,
@@ -201,6 +222,18 @@ class StateStore:
             )
             if result.rowcount == 0:
                 raise KeyError(f"no run {run_id}")
+        self._runs.set(tuple(run for run in self._runs.get() if run[0] != run_id))
+
+    def _run_for(self, source: str, resource: str | None = None,
+                 kind: str | None = None) -> int | None:
+        """The innermost unfinished run of ``source`` begun in this context (of ``resource``
+        and ``kind`` when given): the run an event happens in."""
+        for run_id, run_source, run_resource, run_kind in reversed(self._runs.get()):
+            if run_source == source and (resource is None or run_resource == resource) and (
+                kind is None or run_kind == kind
+            ):
+                return run_id
+        return None
 
     def get_run(self, run_id: int) -> RunRecord | None:
         with self._connection() as conn:
@@ -287,7 +320,8 @@ class StateStore:
         are no sends); ``accepted_at``/``accepted_hash`` are set when accepted;
         ``visible_at`` is cleared by a new acceptance and set by the first visible outcome
         after it; ``first_seen_at`` and a known ``source_record_id`` are kept. A key that
-        appears twice in ``outcomes`` is applied twice, in order.
+        appears twice in ``outcomes`` is applied twice, in order. Each outcome is an event
+        of its item, named after its status.
         """
         if not outcomes and cursor is None:
             return
@@ -304,9 +338,13 @@ class StateStore:
                     break
             else:
                 rounds.append({outcome.key: row})
+        run_id = self._run_for(source)
         with self._connection(write=True) as conn:
             for batch in rounds:
                 conn.execute(self._upsert, list(batch.values()))
+            if outcomes:
+                conn.execute(events.insert(), [outcome_event(source, resource, outcome, now,
+                                                             run_id) for outcome in outcomes])
             if cursor is not None:
                 self._write_cursor(conn, source, cursor[0], cursor[1], now)
         self._maybe_analyze(len(outcomes))
@@ -420,24 +458,28 @@ class StateStore:
         return result
 
     def mark(
-        self, source: str, resource: str, keys: Sequence[str], status: ItemStatus
+        self, source: str, resource: str, keys: Sequence[str], status: ItemStatus, *,
+        at: datetime | None = None, details: Mapping[str, dict[str, Any]] | None = None,
     ) -> int:
         """Set the status of known keys without a new outcome (visible after a read-back,
-        parked, deleted…); unknown keys are ignored. Returns how many entries changed.
+        parked, deleted…), as of ``at`` (default now); unknown keys are ignored. Returns how
+        many entries changed. Each changed entry gets an event named after the status, with
+        its ``details`` when given.
 
         Marking accepted or visible clears errors and payload, resets ``attempts`` and
         makes the current content hash the accepted one; deleted drops the payload; other
-        statuses keep everything but the status.
+        statuses keep everything but the status. Visible keeps a ``visible_at`` an earlier
+        read-back set (``note_seen``): it is when the item was first seen.
         """
         status = ItemStatus(status)
-        now = _now()
+        now = at or _now()
         values: dict[str, Any] = {"status": status.value, "updated_at": now}
         if status in SUCCESSFUL:
             values |= {"attempts": 0, "errors": [], "accepted_hash": ledger.c.content_hash}
         if status in NO_PAYLOAD:
             values["payload"] = None
         if status is ItemStatus.ACCEPTED:
-            values |= {"accepted_at": now, "visible_at": None}
+            values |= {"accepted_at": now, "visible_at": None, "unseen_at": None}
         elif status is ItemStatus.VISIBLE:
             moment = literal(now, UTCDateTime())
             values |= {
@@ -457,16 +499,117 @@ class StateStore:
                     .values(values)
                 )
                 changed += result.rowcount
+            self._events_of(conn, source, resource, keys, status.value, now,
+                            self._run_for(source), details)
         return changed
+
+    def note_seen(self, source: str, resource: str, details: Mapping[str, dict[str, Any]],
+                  at: datetime) -> None:
+        """A read-back right after the sync showed these accepted items as sent, at ``at``:
+        that is when they were first seen (``visible_at``); they stay accepted until
+        reconciliation confirms them. Each gets a ``seen`` event with its ``details``."""
+        keys = list(details)
+        if not keys:
+            return
+        moment = literal(at, UTCDateTime())
+        with self._connection(write=True) as conn:
+            for chunk in _chunks(keys):
+                conn.execute(
+                    ledger.update()
+                    .where(ledger.c.source == source, ledger.c.resource == resource,
+                           ledger.c.item_key.in_(chunk),
+                           ledger.c.status == ItemStatus.ACCEPTED.value,
+                           ledger.c.visible_at.is_(None))
+                    .values(visible_at=moment)
+                )
+            self._events_of(conn, source, resource, keys, EventKind.SEEN.value, at,
+                            self._run_for(source), details)
+
+    def note_unseen(self, source: str, resource: str, keys: Sequence[str], at: datetime) -> None:
+        """A read-back at ``at`` did not show these accepted items as sent: the lower bound of
+        their visibility lag (no event: an item waiting would add one per read-back)."""
+        moment = literal(at, UTCDateTime())
+        with self._connection(write=True) as conn:
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                conn.execute(
+                    ledger.update()
+                    .where(ledger.c.source == source, ledger.c.resource == resource,
+                           ledger.c.item_key.in_(chunk),
+                           ledger.c.status == ItemStatus.ACCEPTED.value,
+                           ledger.c.visible_at.is_(None))
+                    .values(unseen_at=moment)
+                )
+
+    def note_audit(self, source: str, resource: str, missing: Sequence[str],
+                   different: Sequence[str]) -> None:
+        """An audit found these visible items missing at the destination, or different there
+        from what was confirmed: an event each, in the resource's audit run."""
+        now, run_id = _now(), self._run_for(source, resource, "audit")
+        with self._connection(write=True) as conn:
+            self._events_of(conn, source, resource, missing, EventKind.MISSING.value, now,
+                            run_id)
+            self._events_of(conn, source, resource, different, EventKind.DIFFERENT.value, now,
+                            run_id)
+
+    def _events_of(self, conn: Connection, source: str, resource: str, keys: Sequence[str],
+                   kind: str, at: datetime, run_id: int | None,
+                   details: Mapping[str, dict[str, Any]] | None = None) -> None:
+        """An event of ``kind`` for each of ``keys`` the ledger knows, carrying the entry's
+        content hash and errors as they are now (and its ``details``, when given)."""
+        if not keys:
+            return
+        columns = ["source", "resource", "item_key", "at", "run_id", "kind", "content_hash",
+                   "errors", "detail"]
+        row = (ledger.c.source, ledger.c.resource, ledger.c.item_key,
+               literal(at, UTCDateTime()), literal(run_id, Integer()), literal(kind, String()),
+               ledger.c.content_hash, ledger.c.errors)
+        where = (ledger.c.source == source, ledger.c.resource == resource)
+        if details is None:
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                conn.execute(events.insert().from_select(columns, select(
+                    *row, literal(None, events.c.detail.type)
+                ).where(*where, ledger.c.item_key.in_(chunk))))
+            return
+        # one statement per key, run as executemany: each carries its own detail
+        per_key = events.insert().from_select(columns, select(
+            *row, bindparam("e_detail", type_=events.c.detail.type)
+        ).where(*where, ledger.c.item_key == bindparam("e_key")))
+        conn.execute(per_key, [{"e_key": key, "e_detail": details.get(key)}
+                               for key in dict.fromkeys(keys)])
+
+    def events(self, source: str, resource: str, key: str) -> list[ItemEvent]:
+        """The story of one item: its events in the order they happened (written)."""
+        query = (
+            select(events, runs.c.kind.label("run_kind"))
+            .select_from(events.outerjoin(runs, runs.c.id == events.c.run_id))
+            .where(events.c.source == source, events.c.resource == resource,
+                   events.c.item_key == key)
+            .order_by(events.c.id)
+        )
+        with self._connection() as conn:
+            return [event_from_row(row) for row in conn.execute(query)]
+
+    def keys_for(self, source: str, resource: str, ident: str) -> list[str]:
+        """The ledger keys ``ident`` names: itself if it is a key, else the items the source
+        record of that id became (whatever their state), in key order."""
+        where = (ledger.c.source == source, ledger.c.resource == resource)
+        with self._connection() as conn:
+            if conn.execute(select(ledger.c.item_key).where(
+                    *where, ledger.c.item_key == ident)).first() is not None:
+                return [ident]
+            return list(conn.execute(select(ledger.c.item_key).where(
+                *where, ledger.c.source_record_id == ident).order_by(ledger.c.item_key)
+            ).scalars())
 
     # -- audits: what visible items read back as
 
-    def keep_readbacks(self, source: str, resource: str, hashes: Mapping[str, str]) -> None:
+    def keep_readbacks(self, source: str, resource: str, hashes: Mapping[str, str],
+                       at: datetime | None = None) -> None:
         """Items were read back (confirmed, or found as they were by an audit): keep what
-        they showed, checked now."""
+        they showed, checked ``at`` (default now)."""
         if not hashes:
             return
-        now = _now()
+        now = at or _now()
         rows = [{"source": source, "resource": resource, "item_key": key,
                  "readback_hash": value, "checked_at": now} for key, value in hashes.items()]
         with self._connection(write=True) as conn:

@@ -2,6 +2,7 @@
 logs always, and posted to the configured webhook when there is one."""
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import dagster as dg
@@ -44,9 +45,13 @@ def rejection_spikes(state: StateStore, source: str, after_run: int, threshold: 
     return messages, newest
 
 
-def alerts_sensor(config: Config) -> dg.SensorDefinition:
-    @dg.sensor(name="shopsync_alerts", minimum_interval_seconds=60,
-               default_status=dg.DefaultSensorStatus.RUNNING)
+def alerts_sensor(config: Config,
+                  status: dg.DefaultSensorStatus = dg.DefaultSensorStatus.RUNNING
+                  ) -> dg.SensorDefinition:
+    @dg.sensor(name="shopsync_alerts", minimum_interval_seconds=60, default_status=status,
+               description="Every minute: rejection spikes (a run's rejected share over"
+                           " `alerts.max_rejection_rate`) and newly parked items, to the logs"
+                           " and the webhook (`alerts.webhook_url`)")
     def _alerts(context: dg.SensorEvaluationContext) -> dg.SkipReason:
         """Rejection spikes and newly parked items since the last look."""
         seen: dict[str, int] = json.loads(context.cursor or "{}")
@@ -75,12 +80,40 @@ def alerts_sensor(config: Config) -> dg.SensorDefinition:
     return _alerts
 
 
-def failed_runs_sensor(config: Config) -> dg.SensorDefinition:
-    @dg.run_failure_sensor(name="shopsync_failed_runs", minimum_interval_seconds=30)
+def failure_cause(failures: Sequence[dg.DagsterEvent]) -> str:
+    """The first failing step and its error, in one line: what a person needs to act."""
+    if not failures:
+        return "no step failed (the run was stopped or could not start)"
+    first = failures[0]
+    data = first.step_failure_data
+    cause = ""
+    if data.user_failure_data is not None and data.user_failure_data.description:
+        cause = data.user_failure_data.description
+    elif data.error is not None:
+        error = data.error
+        while error.cause is not None and error.cls_name and error.cls_name.startswith("Dagster"):
+            error = error.cause  # the user's exception, not Dagster's wrapper of it
+        cause = error.message
+        if error.cls_name and f"{error.cls_name}:" in cause:  # no module path before the name
+            cause = error.cls_name + cause.split(f"{error.cls_name}", 1)[1]
+    cause = " ".join(cause.split()) or "no message"
+    cause = cause if len(cause) <= 400 else cause[:400] + "…"
+    more = f" (and {len(failures) - 1} more failed steps)" if len(failures) > 1 else ""
+    return f"step {first.step_key} failed: {cause}{more}"
+
+
+def failed_runs_sensor(config: Config,
+                       status: dg.DefaultSensorStatus = dg.DefaultSensorStatus.RUNNING
+                       ) -> dg.SensorDefinition:
+    @dg.run_failure_sensor(name="shopsync_failed_runs", minimum_interval_seconds=30,
+                           default_status=status,
+                           description="Each failed run, with its first failing step and that"
+                                       " step's error, to the logs and the webhook")
     def _failed(context: dg.RunFailureSensorContext) -> None:
         """Says which run failed and why."""
-        deliver([(f"shopsync run {context.dagster_run.run_id} ({context.dagster_run.job_name})"
-                  f" failed: {context.failure_event.message}")],
+        cause = failure_cause(context.get_step_failure_events())
+        deliver([f"shopsync run {context.dagster_run.run_id} ({context.dagster_run.job_name})"
+                 f" failed — {cause}"],
                 config.alerts.webhook_url, context.log)
 
     return _failed

@@ -15,7 +15,7 @@ from connectors.sources.base import SourceError
 from pipelines.engine.audit import AuditReport, audit
 from pipelines.engine.completeness import StreamCompleteness
 from pipelines.engine.config import Config, Source
-from pipelines.engine.report import summarize
+from pipelines.engine.report import STATES, summarize
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
 
@@ -33,6 +33,46 @@ def completeness_md(rows: list[StreamCompleteness], scope: str) -> str:
     return "\n".join(lines)
 
 
+def _kind(rows: list[dict[str, Any]], column: str, first: str) -> str:
+    if column == first:
+        return "string"
+    return "int" if all(isinstance(row.get(column), int | None) for row in rows) else "float"
+
+
+def _table(rows: list[dict[str, Any]], first: str) -> dg.TableMetadataValue:
+    """Rows of one shape as a table the asset page shows inline: the ``first`` column as
+    text, every other column whose values are numbers (or empty) as numbers."""
+    columns = [first] + [c for c in (rows[0] if rows else {}) if c != first and all(
+        isinstance(row.get(c), int | float | type(None)) and not isinstance(row.get(c), bool)
+        for row in rows)]
+    return dg.MetadataValue.table(
+        records=[dg.TableRecord({c: row.get(c) for c in columns if row.get(c) is not None})
+                 for row in rows],
+        schema=dg.TableSchema(columns=[dg.TableColumn(c, _kind(rows, c, first))
+                                       for c in columns]),
+    )
+
+
+def states_table(items: dict[str, dict[str, int]]) -> dg.TableMetadataValue:
+    return _table([{"resource": resource, **{state: int(counts.get(state, 0))
+                                             for state in STATES}}
+                   for resource, counts in sorted(items.items())], "resource")
+
+
+def figures_table(per_resource: dict[str, dict[str, Any]]) -> dg.TableMetadataValue:
+    return _table([{"resource": resource, **figures}
+                   for resource, figures in sorted(per_resource.items())], "resource")
+
+
+def completeness_table(rows: list[StreamCompleteness]) -> dg.TableMetadataValue:
+    return _table([{k: v for k, v in row.as_dict().items() if k != "gaps"} for row in rows],
+                  "resource")
+
+
+RUN_VISIBLE = "run_visible_by_deadline"
+RUN_AUDIT = "run_audit_matches_destination"
+
+
 def reconciliation_key(source: Source) -> dg.AssetKey:
     return dg.AssetKey([source.name, "reconciliation"])
 
@@ -46,9 +86,15 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         deps=synced,
         kinds={"api"},
         required_resource_keys={secrets_key(source)},
-        check_specs=[dg.AssetCheckSpec("nothing_parked", asset=key),
-                     dg.AssetCheckSpec("visible_in_time", asset=key),
-                     dg.AssetCheckSpec("destination_matches_ledger", asset=key)],
+        check_specs=[
+            dg.AssetCheckSpec(RUN_VISIBLE, asset=key,
+                              description="Run: accepted items this reconciliation found still"
+                                          " not visible past their deadline (sent again)"),
+            dg.AssetCheckSpec(RUN_AUDIT, asset=key,
+                              description="Run: visible items this reconciliation's audit"
+                                          " (a sample, `reconciliation.audit_sample`) found"
+                                          " missing or different at the destination"),
+        ],
         description=f"Audits a sample of what {source.name} holds as visible, reads back what it"
                     " sent, confirms it is visible, re-sends what is missing past its deadline"
                     " or at the destination, and summarises every item's state.",
@@ -85,47 +131,42 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
             context.log.warning(f"not checked: {line}")
         totals = report.totals()
         found = audited.totals()
-        parked = sum(c.get("parked", 0) for c in summary.items.values())
         gaps = [gap for row in [*complete, *complete_recent] for gap in row.gaps] + audited.gaps()
+        window = f"changes {recent.start:%Y-%m-%d %H:%M} to {recent.end:%Y-%m-%d %H:%M} UTC"
         metadata: dict[str, Any] = {
-            "report": dg.MetadataValue.md(
-                summary.markdown() + "\n\n" + completeness_md(complete, "all time")
-                + "\n\n" + completeness_md(
-                    complete_recent,
-                    f"changes {recent.start:%Y-%m-%d %H:%M} to {recent.end:%Y-%m-%d %H:%M} UTC")),
-            "completeness": dg.MetadataValue.json([row.as_dict() for row in complete]),
-            "completeness (recent window)": dg.MetadataValue.json(
-                [row.as_dict() for row in complete_recent]),
-            "gaps": dg.MetadataValue.int(len(gaps)),
-            "per resource": dg.MetadataValue.json(report.as_dict()),
+            "gaps": dg.MetadataValue.md("\n".join(f"- {gap}" for gap in gaps)
+                                        or "no gap: every record at the source is visible"),
+            "not checked": dg.MetadataValue.md("\n".join(f"- {line}" for line in not_checked)
+                                               or "everything was checked"),
+            "items by state (ledger)": states_table(summary.items),
+            "this reconciliation": figures_table(report.as_dict()),
+            "completeness, all time": completeness_table(complete),
+            f"completeness, {window}": completeness_table(complete_recent),
+            "audit of visible items": figures_table(audited.as_dict()),
+            "number of gaps": dg.MetadataValue.int(len(gaps)),
             **{name: dg.MetadataValue.int(int(totals.get(name, 0)))
                for name in ("checked", "visible", "waiting", "resent", "parked", "deleted",
                             "unchecked")},
-            "audit": dg.MetadataValue.json(audited.as_dict()),
             **{f"audit {name}": dg.MetadataValue.int(n) for name, n in found.items()},
-            "not checked": dg.MetadataValue.md("\n".join(f"- {line}" for line in not_checked)
-                                               or "everything was checked"),
+            "report (Markdown)": dg.MetadataValue.md(
+                summary.markdown() + "\n\n" + completeness_md(complete, "all time")
+                + "\n\n" + completeness_md(complete_recent, window)),
         }
-        for name in ("lag_p50", "lag_p95", "lag_max"):
+        for name in ("visibility_lag_p95", "visibility_lag_resolution",
+                     "time_to_confirmation_p95"):
             if name in totals:
                 metadata[f"{name} (s)"] = dg.MetadataValue.float(float(totals[name]))
         yield dg.MaterializeResult(
             metadata=metadata,
             check_results=[
                 dg.AssetCheckResult(
-                    check_name="nothing_parked", passed=parked == 0,
-                    severity=dg.AssetCheckSeverity.WARN, metadata={"parked": parked},
-                    description="items given up on after their re-sends or rejections:"
-                                " see `shopsync rejections`",
-                ),
-                dg.AssetCheckResult(
-                    check_name="visible_in_time", passed=int(totals.get("resent", 0)) == 0,
+                    check_name=RUN_VISIBLE, passed=int(totals.get("resent", 0)) == 0,
                     severity=dg.AssetCheckSeverity.WARN,
                     metadata={"re-sent": int(totals.get("resent", 0))},
                     description="accepted items that were still not visible at their deadline",
                 ),
                 dg.AssetCheckResult(
-                    check_name="destination_matches_ledger",
+                    check_name=RUN_AUDIT,
                     passed=found["missing"] + found["different"] == 0,
                     severity=dg.AssetCheckSeverity.WARN,
                     metadata={"audited": found["checked"], "missing": found["missing"],

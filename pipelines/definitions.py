@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from datetime import UTC, datetime
 
 import dagster as dg
 
 from assets.alerts import alerts_sensor, failed_runs_sensor
+from assets.ledger_checks import state_checks
 from assets.reconciliation import reconciliation_asset
 from assets.secrets import secrets_for, secrets_key
-from assets.sync import stream_asset
+from assets.sync import asset_key, stream_asset
+from assets.window import WINDOW_KEY, SyncWindow
 from pipelines.engine.config import (
     CONFIG_ENV,
     Config,
@@ -34,24 +35,33 @@ from pipelines.engine.config import (
 from pipelines.engine.runner import selected_resources
 
 
-def _schedule(source: Source, job: dg.UnresolvedAssetJobDefinition) -> dg.ScheduleDefinition:
+def automation_status(config: Config) -> dg.DefaultScheduleStatus:
+    return (dg.DefaultScheduleStatus.RUNNING if config.automation == "on"
+            else dg.DefaultScheduleStatus.STOPPED)
+
+
+def _sync_schedule(config: Config, source: Source,
+                   job: dg.UnresolvedAssetJobDefinition) -> dg.ScheduleDefinition:
     assert source.schedule is not None
-
-    @dg.schedule(name=f"{source.name}_schedule", cron_schedule=source.schedule, job=job,
-                 execution_timezone="UTC")
-    def _every(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
-        """The incremental sync: today's partition, which reads from the stored cursor."""
-        when = context.scheduled_execution_time or datetime.now(UTC)
-        return dg.RunRequest(partition_key=when.astimezone(UTC).strftime("%Y-%m-%d"))
-
-    return _every
+    return dg.ScheduleDefinition(
+        name=f"{source.name}_schedule", cron_schedule=source.schedule, job=job,
+        execution_timezone="UTC", default_status=automation_status(config),
+        description=f"The incremental sync of {source.name} (`sources[].schedule`); turned on"
+                    " when the location loads unless `automation: off`",
+    )
 
 
 def build_definitions(config: Config) -> dg.Definitions:
+    """Per source: its sync assets, the ledger's state checks, a reconciliation report; a sync
+    job and a reconciliation job with their schedules. Jobs run their steps in one process:
+    a step is seconds of work, and a process per step would pay the interpreter's start and
+    the great-expectations import again for each."""
     assets: list[dg.AssetsDefinition] = []
-    resources: dict[str, dg.ConfigurableResource] = {}
+    checks: list[dg.AssetChecksDefinition] = []
+    resources: dict[str, dg.ConfigurableResource] = {WINDOW_KEY: SyncWindow()}
     jobs = []
     schedules = []
+    status = automation_status(config)
     for source in config.sources:
         plan = selected_resources(source, config.destination.write_carts)
         produced = {resource for resources_ in plan.values() for resource in resources_}
@@ -60,23 +70,43 @@ def build_definitions(config: Config) -> dg.Definitions:
             asset = stream_asset(config, source, stream, stream_resources, produced)
             assets.append(asset)
             synced += list(asset.keys)
+        ledger = state_checks(config, source, {r: asset_key(source, r)
+                                               for rs in plan.values() for r in rs})
+        checks.append(ledger)
         report = reconciliation_asset(config, source, synced)
         assets.append(report)
         resources[secrets_key(source)] = secrets_for(config, source)
-        job = dg.define_asset_job(f"{source.name}_sync", selection=dg.AssetSelection.assets(*synced))
+        job = dg.define_asset_job(
+            f"{source.name}_sync", selection=dg.AssetSelection.assets(*synced),
+            executor_def=dg.in_process_executor,
+            description=f"Sync {source.name} into the Marketing API: the incremental sync from"
+                        " the stored cursors; set `resources.sync_window.config` start and end"
+                        " (YYYY-MM-DD) in the Launchpad to backfill a window instead. Then the"
+                        " ledger's state checks.")
         jobs.append(job)
         if source.schedule:
-            schedules.append(_schedule(source, job))
-        check = dg.define_asset_job(f"{source.name}_reconcile",
-                                    selection=dg.AssetSelection.assets(report))
+            schedules.append(_sync_schedule(config, source, job))
+        check = dg.define_asset_job(
+            f"{source.name}_reconcile",
+            selection=dg.AssetSelection.assets(report) | dg.AssetSelection.checks(ledger),
+            executor_def=dg.in_process_executor,
+            description=f"Reconcile {source.name}: read accepted items back, re-send what is"
+                        " missing, audit a sample of what is visible, then the ledger's state"
+                        " checks.")
         jobs.append(check)
         schedules.append(dg.ScheduleDefinition(
             name=f"{source.name}_reconcile_schedule", job=check,
             cron_schedule=config.reconciliation.schedule, execution_timezone="UTC",
+            default_status=status,
+            description=f"Reconciliation of {source.name} (`reconciliation.schedule`); turned"
+                        " on when the location loads unless `automation: off`",
         ))
+    sensor_status = (dg.DefaultSensorStatus.RUNNING if config.automation == "on"
+                     else dg.DefaultSensorStatus.STOPPED)
     return dg.Definitions(
-        assets=assets, resources=resources, jobs=jobs, schedules=schedules,
-        sensors=[failed_runs_sensor(config), alerts_sensor(config)],
+        assets=assets, asset_checks=checks, resources=resources, jobs=jobs,
+        schedules=schedules,
+        sensors=[failed_runs_sensor(config, sensor_status), alerts_sensor(config, sensor_status)],
     )
 
 

@@ -3,7 +3,8 @@
 ``shopsync demo`` starts the Marketing API sandbox and a fake WooCommerce shop on free local
 ports, writes a configuration for them, runs the full sync through Dagster, waits until the
 sandbox shows what was accepted, and reports per resource. ``shopsync dev`` starts the same
-two servers on fixed ports and opens the Dagster UI on the demo configuration.
+two servers (on 8787 and 8788 unless told otherwise) and serves the Dagster UI on the demo
+configuration.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,10 @@ API_KEY_ENV = "SHOPSYNC_DEMO_API_KEY"
 SANDBOX_PORT = 8787
 SHOP_PORT = 8788
 DEFAULT_PLATFORM = "woocommerce"
+#: set by ``shopsync dev`` for the code location it serves: where its servers and ledger are
+SANDBOX_URL_ENV = "SHOPSYNC_DEMO_SANDBOX_URL"
+SHOP_URL_ENV = "SHOPSYNC_DEMO_SHOP_URL"
+STATE_URL_ENV = "SHOPSYNC_DEMO_STATE_URL"
 
 
 def _demo(platform_name: str) -> DemoSpec:
@@ -43,11 +47,16 @@ def _demo(platform_name: str) -> DemoSpec:
 
 
 def demo_config(
-    base_url: str = f"http://127.0.0.1:{SANDBOX_PORT}/v1",
-    shop_url: str = f"http://127.0.0.1:{SHOP_PORT}",
+    base_url: str | None = None,
+    shop_url: str | None = None,
     state_url: str | None = None,
     platform_name: str = DEFAULT_PLATFORM,
 ) -> Config:
+    """The demo's one source. What is not given comes from the variables ``shopsync dev``
+    sets (its servers may be on other ports), else the default ports and ledger."""
+    base_url = base_url or os.environ.get(SANDBOX_URL_ENV) or f"http://127.0.0.1:{SANDBOX_PORT}/v1"
+    shop_url = shop_url or os.environ.get(SHOP_URL_ENV) or f"http://127.0.0.1:{SHOP_PORT}"
+    state_url = state_url or os.environ.get(STATE_URL_ENV)
     return parse_config({
         "destination": {"base_url": base_url, "api_key_env": API_KEY_ENV},
         "state_url": state_url,
@@ -185,7 +194,6 @@ def run_demo(orders: int = 200, customers: int = 50, products: int = 30,
         env = demo_env(platform_name)
         os.environ.update(env)
         defs = build_definitions(config)
-        today = datetime.now(UTC).strftime("%Y-%m-%d")
         started = time.perf_counter()
         # build_definitions makes only AssetsDefinitions; the report asset runs in
         # confirm_visible
@@ -194,7 +202,6 @@ def run_demo(orders: int = 200, customers: int = 50, products: int = 30,
         result = dg.materialize(
             synced,
             resources=dict(defs.resources or {}),
-            partition_key=today,
             instance=dg.DagsterInstance.ephemeral(),
             raise_on_error=False,
             run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
@@ -205,8 +212,8 @@ def run_demo(orders: int = 200, customers: int = 50, products: int = 30,
             materialization = event.materialization
             resource = materialization.asset_key.path[-1]
             table[resource] = {
-                column: _count(materialization.metadata[column])
-                for column in RESOURCE_COLUMNS if column in materialization.metadata
+                column: _count(materialization.metadata[f"run: {column}"])
+                for column in RESOURCE_COLUMNS if f"run: {column}" in materialization.metadata
             }
         state_url = config.state_url or ""
         visible, reconciliation = confirm_visible(config, env, state_url)
@@ -216,7 +223,8 @@ def run_demo(orders: int = 200, customers: int = 50, products: int = 30,
             "success": result.success,
             "seconds": round(seconds, 2),
             "held_back": held_back(state_url),
-            "visibility_lag_seconds": {r: v["lag_seconds"] for r, v in reconciliation.items()},
+            "visibility_lag_seconds": {r: v["visibility_lag_seconds"]
+                                       for r, v in reconciliation.items()},
             "platform": platform_name,
             "sandbox": sandbox.url,
             "shop": shop.url,

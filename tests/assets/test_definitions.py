@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
 
 import dagster as dg
 import pytest
@@ -37,23 +36,63 @@ def test_the_definitions_load_with_one_asset_per_source_and_resource():
     assert keys == {f"woo/{r}" for r in (
         "statuses", "categories", "customers", "addresses", "products", "variations", "images",
         "vouchers", "carriers", "orders", "reconciliation")}
-    parents = {p.to_user_string() for p in graph.get(dg.AssetKey(["woo", "orders"])).parent_keys}
-    assert parents == {"woo/statuses", "woo/customers", "woo/products", "woo/vouchers"}
-    products = graph.get(dg.AssetKey(["woo", "products"]))
-    assert {p.to_user_string() for p in products.parent_keys} == {"woo/categories"}
-    assert isinstance(products.partitions_def, dg.DailyPartitionsDefinition)
-    assert products.backfill_policy == dg.BackfillPolicy.single_run()
+    # not partitioned: a full sync leaves each asset materialized, nothing "missing"
+    assert all(graph.get(key).partitions_def is None for key in graph.get_all_asset_keys())
 
 
-def test_each_source_has_a_job_a_schedule_and_failed_runs_are_reported():
+def parents(defs: dg.Definitions, resource: str) -> set[str]:
+    node = defs.resolve_asset_graph().get(dg.AssetKey(["woo", resource]))
+    return {p.path[-1] for p in node.parent_keys}
+
+
+def test_lineage_follows_every_reference_even_within_one_stream():
+    defs = build_definitions(config_for())
+
+    assert parents(defs, "orders") >= {"statuses", "carriers", "customers", "products",
+                                       "vouchers", "addresses"}
+    assert parents(defs, "variations") == {"products"}
+    assert "products" in parents(defs, "images")
+    assert parents(defs, "addresses") == {"customers"}
+    assert parents(defs, "products") == {"categories"}
+
+
+def test_steps_are_named_after_what_they_materialize():
+    defs = build_definitions(config_for())
+    steps = {node.name for node in defs.resolve_job_def("woo_sync").nodes}
+
+    # the WooCommerce "coupons" stream materializes vouchers
+    assert "woo__vouchers" in steps and "woo__coupons" not in steps
+    assert "woo__products_variations_images" in steps
+
+
+def test_each_source_has_jobs_and_schedules_that_run_unless_turned_off():
     defs = build_definitions(config_for())
     schedule = defs.resolve_schedule_def("woo_schedule")
     assert schedule.cron_schedule == "*/10 * * * *"
     assert defs.resolve_job_def("woo_sync") is not None
     assert defs.resolve_job_def("woo_reconcile") is not None
     assert defs.resolve_schedule_def("woo_reconcile_schedule").cron_schedule == "*/5 * * * *"
-    assert defs.resolve_sensor_def("shopsync_failed_runs") is not None
-    assert defs.resolve_sensor_def("shopsync_alerts") is not None
+    automations = [*defs.schedules, *defs.sensors]
+    assert {a.name for a in defs.sensors} == {"shopsync_failed_runs", "shopsync_alerts"}
+    assert all(a.default_status.value == "RUNNING" for a in automations)
+
+    off = config_for().model_copy(update={"automation": "off"})
+    stopped = build_definitions(off)
+    assert all(a.default_status.value == "STOPPED" for a in [*stopped.schedules, *stopped.sensors])
+
+
+def test_everything_in_the_location_says_what_it_is():
+    defs = build_definitions(config_for())
+    graph = defs.resolve_asset_graph()
+    undescribed = [key.to_user_string() for key in graph.get_all_asset_keys()
+                   if not graph.get(key).description]
+    undescribed += [f"check {key.name} of {key.asset_key.to_user_string()}"
+                    for key in graph.asset_check_keys
+                    if not graph.get_check_spec(key).description]
+    undescribed += [job.name for job in defs.jobs if not job.description]
+    undescribed += [s.name for s in defs.schedules if not s.description]
+    undescribed += [s.name for s in defs.sensors if not s.description]
+    assert undescribed == []
 
 
 def test_secrets_are_environment_variables_never_values(monkeypatch):
@@ -122,69 +161,116 @@ def live(sandbox, fresh_key, tmp_path, monkeypatch):
     shop.stop()
 
 
-def _materialize(config, reconciliation=False, **kwargs):
-    defs = build_definitions(config)
-    chosen = [a for a in defs.assets
-              if any(k.path[-1] == "reconciliation" for k in a.keys) == reconciliation]
-    return dg.materialize(chosen, resources=dict(defs.resources),
-                          instance=dg.DagsterInstance.ephemeral(), **kwargs)
+def _run(config, job="woo_sync", window=None, **kwargs):
+    """A run of one of the source's jobs, as a schedule or the Launchpad would start it."""
+    run_config = {"resources": {"sync_window": {"config": window}}} if window else None
+    return build_definitions(config).resolve_job_def(job).execute_in_process(
+        instance=dg.DagsterInstance.ephemeral(), run_config=run_config, **kwargs)
 
 
-def test_a_materialization_reports_what_happened_to_the_items(live):
-    today = datetime.now(UTC).strftime("%Y-%m-%d")
-    result = _materialize(live, partition_key=today)
+def materialized(result) -> dict[str, dict]:
+    return {e.asset_key.to_user_string(): e.materialization.metadata
+            for e in result.get_asset_materialization_events()}
+
+
+def checks_of(result) -> dict[tuple[str, str], bool]:
+    return {(c.asset_key.to_user_string(), c.check_name): c.passed
+            for c in result.get_asset_check_evaluations()}
+
+
+def test_a_sync_run_reports_what_it_did_apart_from_what_the_ledger_holds(live):
+    result = _run(live)
 
     assert result.success
-    events = {e.asset_key.to_user_string(): e.materialization.metadata
-              for e in result.get_asset_materialization_events()}
-    orders = events["woo/orders"]
-    assert orders["extracted"].value == orders["accepted"].value + orders["quarantined"].value
-    assert orders["accepted"].value > 0
-    assert orders["mode"].value == "sync"
-    assert "| pending | visible |" in orders["items by state"].value
-    reasons = {r.data["reason"] for r in events["woo/customers"]["top reasons held back"].records}
+    orders = materialized(result)["woo/orders"]
+    assert orders["this run"].value == "incremental sync from the stored cursor"
+    assert orders["run: extracted"].value == (orders["run: accepted"].value
+                                              + orders["run: quarantined"].value)
+    assert orders["run: accepted"].value > 0
+    states = {r.data["state"]: r.data["items"] for r in orders["items by state (ledger)"].records}
+    assert states["accepted"] == orders["ledger: accepted"].value == orders["run: accepted"].value
+    assert orders["cursor (stored)"].value.endswith(f"#{StateStore(live.state_url).get_cursor('woo', 'orders').record_id}")
+    customers = materialized(result)["woo/customers"]
+    reasons = {r.data["reason"] for r in customers["top reasons held back (ledger)"].records}
     assert "email: 'not-an-email' is not a well-formed email address" in reasons
-    assert "cursor" in orders and "records/s" in orders
-    checks = {(c.asset_key.to_user_string(), c.check_name): c.passed
-              for c in result.get_asset_check_evaluations()}
-    assert checks[("woo/orders", "no_rejections")] is True
-    assert checks[("woo/customers", "no_quarantine")] is False  # the shop's bad email
+    checks = checks_of(result)
+    assert checks[("woo/orders", "run_rejections")] is True
+    assert checks[("woo/customers", "nothing_quarantined")] is False  # the shop's bad email
+    assert checks[("woo/orders", "nothing_rejected")] is True
+    assert checks[("woo/orders", "nothing_parked")] is True
 
 
-def test_a_partition_range_in_the_past_is_a_backfill_that_keeps_the_cursor(live):
-    today = datetime.now(UTC)
-    _materialize(live, partition_key=today.strftime("%Y-%m-%d"))
+def test_a_backfill_is_labelled_as_one_keeps_the_cursor_and_leaves_the_state_checks_true(live):
+    _run(live)
     state = StateStore(live.state_url)
     cursor = state.get_cursor("woo", "orders")
     # ten days in the past, within the fake shop's generated history (which ends 2025-06-24)
-    result = _materialize(live, tags={"dagster/asset_partition_range_start": "2025-06-10",
-                                      "dagster/asset_partition_range_end": "2025-06-19"})
+    result = _run(live, window={"start": "2025-06-10", "end": "2025-06-19"})
 
     assert result.success
     assert state.get_cursor("woo", "orders") == cursor
-    runs = [r for r in state.recent_runs("woo", limit=50) if r.kind == "backfill"]
-    assert runs, "the range ran as a backfill"
-    orders = [e.materialization.metadata for e in result.get_asset_materialization_events()
-              if e.asset_key.to_user_string() == "woo/orders"]
-    assert sum(m["extracted"].value for m in orders) > 0, "the window's orders were re-read"
+    assert [r for r in state.recent_runs("woo", limit=50) if r.kind == "backfill"]
+    orders = materialized(result)["woo/orders"]
+    assert orders["this run"].value == ("backfill of changes 2025-06-10 to 2025-06-19"
+                                        " (cursor left alone)")
+    assert orders["run: extracted"].value > 0, "the window's orders were re-read"
+    assert orders["cursor (stored)"].value.endswith(f"#{cursor.record_id}")
+    assert orders["cursor (backfill reached)"].value.startswith("2025-06-1")
+    # the backfill quarantined nothing new, but the bad email is still held back
+    assert checks_of(result)[("woo/customers", "nothing_quarantined")] is False
     state.close()
 
 
-def test_the_reconciliation_report_confirms_visibility_and_renders_markdown(live):
+def test_a_bad_backfill_window_fails_the_run_with_what_to_fix(live):
+    result = _run(live, window={"start": "2025-06-19", "end": "2025-06-10"},
+                  raise_on_error=False)
+
+    assert not result.success
+    failure = result.get_step_failure_events()[0].step_failure_data.user_failure_data
+    assert "end 2025-06-10 is before start 2025-06-19" in failure.description
+
+
+def test_the_reconciliation_report_shows_tables_and_reevaluates_the_state_checks(live):
     # the session sandbox applies writes at once: the read-back sees them
-    _materialize(live, partition_key=datetime.now(UTC).strftime("%Y-%m-%d"))
-    result = _materialize(live, reconciliation=True)
+    _run(live)
+    result = _run(live, job="woo_reconcile")
 
     assert result.success
-    (event,) = result.get_asset_materialization_events()
-    metadata = event.materialization.metadata
+    (metadata,) = materialized(result).values()
     assert metadata["visible"].value > 0
-    report = metadata["report"].value
-    assert "| orders |" in report and "Reconciliation" in report
-    assert "Held back" in report  # the shop's bad email and negative price
-    checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
-    assert checks == {"nothing_parked": True, "visible_in_time": True,
-                      "destination_matches_ledger": True}
+    states = {r.data["resource"]: r.data for r in metadata["items by state (ledger)"].records}
+    assert states["orders"]["visible"] > 0 and states["customers"]["quarantined"] == 1
+    assert {r.data["resource"] for r in metadata["completeness, all time"].records} >= {"orders"}
+    report = metadata["report (Markdown)"].value
+    assert "| orders |" in report and "Held back" in report
+    checks = checks_of(result)
+    assert checks[("woo/reconciliation", "run_visible_by_deadline")] is True
+    assert checks[("woo/reconciliation", "run_audit_matches_destination")] is True
+    assert checks[("woo/customers", "nothing_quarantined")] is False
+
+
+def test_a_failed_run_is_reported_with_its_first_failing_step_and_its_error(live, monkeypatch):
+    monkeypatch.setenv("T_DG_API_KEY", "refused key, not of the pattern")
+    defs = build_definitions(live)
+    instance = dg.DagsterInstance.ephemeral()
+    result = defs.resolve_job_def("woo_sync").execute_in_process(instance=instance,
+                                                                  raise_on_error=False)
+    assert not result.success
+    sensor = defs.resolve_sensor_def("shopsync_failed_runs")
+    failure = next(e for e in result.all_events if e.event_type_value == "PIPELINE_FAILURE")
+    context = dg.build_run_status_sensor_context(
+        sensor_name=sensor.name, dagster_instance=instance, dagster_run=result.dagster_run,
+        dagster_event=failure).for_run_failure()
+    logged: list[str] = []
+    monkeypatch.setattr("assets.alerts.deliver",
+                        lambda messages, url, log: logged.extend(messages))
+
+    sensor(context)
+
+    (message,) = logged
+    assert "failed — step woo__" in message
+    assert "failed: ClientConfigError: the API key is malformed" in message
+    assert "refused key, not of the pattern" not in message
 
 
 def test_the_alerts_sensor_reports_newly_parked_items(live, tmp_path):

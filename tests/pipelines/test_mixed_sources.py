@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import dagster as dg
 import pytest
@@ -69,7 +68,6 @@ def test_a_source_of_every_platform_syncs_in_one_dagster_run(sandbox, fresh_key,
               if not any(k.path[-1] == "reconciliation" for k in a.keys)]
 
     result = dg.materialize(synced, resources=dict(defs.resources),
-                            partition_key=datetime.now(UTC).strftime("%Y-%m-%d"),
                             instance=dg.DagsterInstance.ephemeral())
 
     assert result.success

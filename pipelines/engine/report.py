@@ -17,12 +17,23 @@ HELD_BACK = (ItemStatus.REJECTED, ItemStatus.PARKED, ItemStatus.QUARANTINED)
 _BARS = "▁▂▃▄▅▆▇█"
 
 
+#: fewer points than this make no chart: one bar of one run says nothing
+MIN_POINTS = 3
+
+
 def sparkline(values: list[float]) -> str:
-    """A small chart in one line of text."""
-    if not values:
-        return ""
+    """A small chart in one line of text, or what it waits for when there are too few
+    points to draw one."""
+    if len(values) < MIN_POINTS:
+        return f"(a chart from {MIN_POINTS} runs on; {len(values)} so far)"
     top = max(values) or 1
     return "".join(_BARS[min(len(_BARS) - 1, int(v / top * (len(_BARS) - 1)))] for v in values)
+
+
+def chart(values: list[float]) -> str:
+    """A sparkline as Markdown code, or the note of why there is none yet."""
+    line = sparkline(values)
+    return line if line.startswith("(") else f"`{line}`"
 
 
 def top_reasons(state: StateStore, source: str, resource: str, limit: int = 5,
@@ -63,7 +74,7 @@ class SourceSummary:
             pending = [float(r.get("pending", 0)) for r in runs]
             last = runs[-1]
             lines += ["", f"**Reconciliation**, last {len(runs)} runs (oldest → newest)", "",
-                      (f"- pending (accepted, not yet seen): `{sparkline(pending)}` now"
+                      (f"- pending (accepted, not yet seen): {chart(pending)} now"
                        f" {int(pending[-1])}"),
                       *lag_lines(runs),
                       (f"- last run: {last.get('visible', 0)} confirmed, {last.get('resent', 0)}"
@@ -89,9 +100,9 @@ def lag_lines(runs: list[dict[str, Any]]) -> list[str]:
     confirmation = [float(r.get("time_to_confirmation_p95") or 0) for r in confirming]
     last = confirming[-1]
     now = describe_lag(last["visibility_lag_p95"], last.get("visibility_lag_resolution"))
-    return [f"- visibility lag p95 (s, acceptance → first seen): `{sparkline(lag)}` now {now}",
+    return [f"- visibility lag p95 (s, acceptance → first seen): {chart(lag)} now {now}",
             (f"- time to confirmation p95 (s, acceptance → confirmed here):"
-             f" `{sparkline(confirmation)}` now {confirmation[-1]:.1f} s")]
+             f" {chart(confirmation)} now {confirmation[-1]:.1f} s")]
 
 
 def audit_line(audit: dict[str, Any]) -> str:

@@ -36,7 +36,7 @@ from pipelines.engine.runner import selected_resources
 
 
 def automation_status(config: Config) -> dg.DefaultScheduleStatus:
-    return (dg.DefaultScheduleStatus.RUNNING if config.automation == "on"
+    return (dg.DefaultScheduleStatus.RUNNING if config.automation
             else dg.DefaultScheduleStatus.STOPPED)
 
 
@@ -101,7 +101,7 @@ def build_definitions(config: Config) -> dg.Definitions:
             description=f"Reconciliation of {source.name} (`reconciliation.schedule`); turned"
                         " on when the location loads unless `automation: off`",
         ))
-    sensor_status = (dg.DefaultSensorStatus.RUNNING if config.automation == "on"
+    sensor_status = (dg.DefaultSensorStatus.RUNNING if config.automation
                      else dg.DefaultSensorStatus.STOPPED)
     return dg.Definitions(
         assets=assets, asset_checks=checks, resources=resources, jobs=jobs,

@@ -314,9 +314,9 @@ class Config(_Model):
     reconciliation: Reconciliation = Reconciliation()
     alerts: Alerts = Alerts()
     #: whether the schedules (syncs, reconciliation) and the alert sensors run as soon as
-    #: the code location loads ("on", as the README promises), or start stopped ("off": a
+    #: the code location loads (on, as the README promises), or start stopped (off: a
     #: person turns them on in the UI — for a staging copy of a production configuration)
-    automation: Literal["on", "off"] = "on"
+    automation: bool = True
     sources: list[Source] = Field(min_length=1)
 
     _check_state_url = field_validator("state_url")(lambda cls, v: v if v is None else _database(v))

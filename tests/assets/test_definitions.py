@@ -76,8 +76,8 @@ def test_each_source_has_jobs_and_schedules_that_run_unless_turned_off():
     assert {a.name for a in defs.sensors} == {"shopsync_failed_runs", "shopsync_alerts"}
     assert all(a.default_status.value == "RUNNING" for a in automations)
 
-    off = config_for().model_copy(update={"automation": "off"})
-    stopped = build_definitions(off)
+    config = config_for().model_dump(mode="json", exclude_none=True)
+    stopped = build_definitions(parse_config({**config, "automation": "off"}))
     assert all(a.default_status.value == "STOPPED" for a in [*stopped.schedules, *stopped.sensors])
 
 

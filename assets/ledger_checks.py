@@ -64,6 +64,10 @@ def state_checks(config: Config, source: Source,
                     if held:
                         metadata["top reasons"] = reasons_table(
                             top_reasons(state, source.name, resource, states=(status,)))
+                        (first,) = state.entries(source.name, resource, {status}, limit=1)
+                        metadata["one item's story"] = dg.MetadataValue.text(
+                            f"shopsync trace --source {source.name} --resource {resource}"
+                            f" '{first.key}'")
                     yield dg.AssetCheckResult(
                         asset_key=key, check_name=name, passed=held == 0,
                         severity=dg.AssetCheckSeverity.WARN, metadata=metadata,

@@ -196,6 +196,10 @@ def test_a_sync_run_reports_what_it_did_apart_from_what_the_ledger_holds(live):
     checks = checks_of(result)
     assert checks[("woo/orders", "run_rejections")] is True
     assert checks[("woo/customers", "nothing_quarantined")] is False  # the shop's bad email
+    (held,) = [c for c in result.get_asset_check_evaluations()
+               if (c.asset_key.path[-1], c.check_name) == ("customers", "nothing_quarantined")]
+    assert held.metadata["one item's story"].text.startswith(
+        "shopsync trace --source woo --resource customers '")
     assert checks[("woo/orders", "nothing_rejected")] is True
     assert checks[("woo/orders", "nothing_parked")] is True
 

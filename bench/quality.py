@@ -1,17 +1,28 @@
-"""What the quality suites cost per batch, per resource, against a sync's own time.
+"""What the quality suites cost per chunk: the planned validation against ``batch.validate``.
 
 Builds N varied mapped items per resource from ``sample_item`` (ids, languages, currencies,
 amounts, emails, timestamps and order lines vary; a share of them, ``--faults``, breaks one
-rule), then times ``check_items`` on batches of 50, 500 and 2000 as the engine runs it
-(``after_models=True``: the rules the item models guarantee are skipped), and on 2000 with
-every rule. It prints ms per batch, items/s and ms per 2000 items (the engine's chunk), and
-that cost's share of the time a sync takes for them at ``--sync-rate`` items/s (default:
-the orders stream of ``bench/sync.py``, 20 000 orders, on the development machine).
+rule), cuts them into chunks of 1, 10, 100 and 2000 items, and runs each resource's suite on
+the same chunks, in the same order, two ways, side by side in one process:
 
-Each figure is the best of ``--repeat`` passes: the machine is shared, and the fastest pass
-is the one least disturbed by others.
+- **before**: ``batch.validate`` (GX's public route) as the engine used it — a
+  ``BOOLEAN_ONLY`` pass over the suite, then ``COMPLETE`` for the rules that failed, or
+  straight to ``COMPLETE`` for the whole suite after a chunk that broke a rule;
+- **after**: the engine's ``_validate`` today: the suite planned once (``plan.py``), one pass
+  per chunk with per-rule formats (``BOOLEAN_ONLY``, or ``COMPLETE`` for rules that broke the
+  last chunk), then ``COMPLETE`` for the rules that broke only now.
 
-    python bench/quality.py [--items 2000] [--faults 0.01] [--sync-rate 3450] [--repeat 3]
+Both find the same items for every rule of every chunk (checked as it runs). It prints ms per
+chunk for each and their ratio, then ``check_items`` as a whole (frame building included) per
+2000-item chunk and as a share of the time a sync takes for them at ``--sync-rate`` items/s
+(default: the orders stream of ``bench/sync.py`` on the development machine). The cost per
+chunk is nearly fixed — per rule, not per row — which is why small chunks show it best.
+
+Each figure is the best of ``--repeat`` passes (CPU time of this process): the machine is
+shared, and the fastest pass is the one least disturbed by others.
+
+    python bench/quality.py [--items 2000] [--faults 0.01] [--chunks 10] [--repeat 3]
+                            [--resources orders customers products | all] [--sync-rate 3450]
 """
 
 from __future__ import annotations
@@ -20,19 +31,19 @@ import argparse
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.marketing.samples import sample_item, sample_resources
 from pipelines.engine.mappings.base import item_key
-from pipelines.engine.quality import check_items
-from pipelines.engine.quality.suites import rules_for
+from pipelines.engine.quality import check, check_items
+from pipelines.engine.quality.plan import Finding, reference
 
 LANGS = ("en", "fr", "de", "es-ES", "pt_BR", "it")
 CURRENCIES = ("EUR", "USD", "GBP", "CHF", "SEK")
-KNOWN_PRODUCTS = {str(n) for n in range(100, 600)}
-#: (batch size, after_models): the engine's profile at three sizes, then every rule
-RUNS = ((50, True), (500, True), (2000, True), (2000, False))
+KNOWN = {"products": {str(n) for n in range(100, 600)}}
+SIZES = (1, 10, 100, 2000)
 
 
 def _ts(rng: random.Random, day: int) -> str:
@@ -73,7 +84,7 @@ def varied(resource: str, i: int, rng: random.Random) -> dict[str, Any]:
     return item
 
 
-def fault(resource: str, item: dict[str, Any], rng: random.Random) -> None:
+def fault(item: dict[str, Any], rng: random.Random) -> None:
     """Break one rule of the item, picked among those its resource has."""
     choices: list[tuple[str, Any]] = []
     if "email" in item:
@@ -84,9 +95,6 @@ def fault(resource: str, item: dict[str, Any], rng: random.Random) -> None:
         choices.append(("lang", "xx"))
     if "created_at" in item:
         choices.append(("created_at", "2027-06-01T00:00:00Z"))
-    for field in ("amount", "price", "minimum_amount"):
-        if field in item:
-            choices.append((field, -1.0))
     if "quantity_remaining" in item:
         choices.append(("quantity_remaining", -3))
     if "products" in item:
@@ -102,57 +110,108 @@ def items_of(resource: str, n: int, faults: float, seed: int = 7) -> list[tuple[
     for i in range(n):
         item = varied(resource, i, rng)
         if rng.random() < faults:
-            fault(resource, item, rng)
+            fault(item, rng)
         items.append((item_key(resource, item), item))
     return items
+
+
+class Before:
+    """The engine's validation before plans: ``batch.validate`` in two passes."""
+
+    def __init__(self, compiled: Any) -> None:
+        self.expectations = {name: rule.expectation for name, rule in compiled.rules.items()}
+        self.dirty = False
+
+    def __call__(self, frame: Any) -> dict[str, Finding]:
+        found: dict[str, Finding] = {}
+        again = self.expectations
+        if not self.dirty:
+            found = reference(frame, self.expectations, "boolean")
+            failed = [name for name, f in found.items() if not f.success]
+            if 3 * len(failed) < len(found):
+                again = {name: self.expectations[name] for name in failed}
+        complete = reference(frame, again, "complete") if again else {}
+        found.update(complete)
+        self.dirty = any(not f.success for f in complete.values())
+        return found
+
+
+def after(compiled: Any) -> Callable[[Any], dict[str, Finding]]:
+    def run(frame: Any) -> dict[str, Finding]:
+        return {rule.name: Finding(not keys and error is None, keys, error)
+                for rule, keys, error in check._validate(compiled, frame, compiled.rules)}
+    return run
+
+
+def timed(run: Callable[[Any], dict[str, Finding]], frames: list[Any], repeat: int
+          ) -> tuple[float, list[dict[str, list[str]]]]:
+    """Best CPU seconds per chunk over ``repeat`` passes, and what each chunk found."""
+    best, found = math.inf, []
+    for _ in range(repeat):
+        began = time.process_time()
+        found = [{name: f.keys for name, f in run(frame).items()} for frame in frames]
+        best = min(best, (time.process_time() - began) / len(frames))
+    return best, found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=2000, help="items per resource")
-    parser.add_argument("--repeat", type=int, default=3, help="passes; the best one counts")
     parser.add_argument("--faults", type=float, default=0.01, help="share of faulty items")
+    parser.add_argument("--chunks", type=int, default=10, help="chunks timed per size, at most")
+    parser.add_argument("--repeat", type=int, default=3, help="passes; the best one counts")
+    parser.add_argument("--resources", nargs="+", default=["orders", "customers", "products"],
+                        help="resources to time, or 'all'")
     parser.add_argument("--sync-rate", type=float, default=3450.0,
                         help="a sync's items/s, to express the cost as a share of it")
     args = parser.parse_args()
+    resources = sample_resources() if args.resources == ["all"] else args.resources
 
-    started = time.perf_counter()
-    check_items("customers", items_of("customers", 2, 0.0))
-    print(f"first call (imports GX, builds the context and one suite): "
-          f"{time.perf_counter() - started:.2f}s")
-    sync_ms = 2000 / args.sync_rate * 1000
-    print(f"{args.items} items per resource, {args.faults:.0%} faulty; a sync takes"
-          f" {sync_ms:.0f} ms per 2000-item chunk at {args.sync_rate:.0f} items/s")
-    print("the engine checks a resource's items once per chunk (up to 2000): the 2000 rows are"
-          " its case, and their share of the sync's time is shown; 50 and 500 show the cost"
-          " per call, nearly fixed")
-    print(f"  {'resource':<14}{'rules':>6}{'batch':>7}{'ms/batch':>10}{'items/s':>10}"
-          f"{'ms/2000':>9}{'share':>8}{'blocked':>9}{'warned':>8}")
-    known = {"products": KNOWN_PRODUCTS}
-    for resource in sample_resources():
+    began = time.process_time()
+    check_items("customers", items_of("customers", 2, 0.0), after_models=True)
+    print(f"first call (imports GX, plans one suite): {time.process_time() - began:.2f} CPU-s")
+    print(f"{args.items} items per resource, {args.faults:.0%} faulty, the engine's profile"
+          f" (after the item models); CPU ms per chunk, best of {args.repeat}")
+    print(f"  {'resource':<12}{'rules':>6}{'chunk':>7}{'chunks':>7}{'before':>9}{'after':>8}"
+          f"{'ratio':>8}{'blocked':>9}{'warned':>8}")
+    totals: dict[int, list[float]] = {size: [0.0, 0.0] for size in SIZES}
+    whole: list[tuple[str, float]] = []
+    for resource in resources:
         items = items_of(resource, args.items, args.faults)
-        suite = rules_for(resource)
-        assert suite is not None
-        for size, after_models in RUNS:
-            check_items(resource, items[:10], known=known, after_models=after_models)  # build
-            rules = len(suite.active(after_models))
-            seconds = math.inf
-            for _ in range(args.repeat):
-                blocked = warned = 0
-                began = time.perf_counter()
-                for start in range(0, len(items), size):
-                    report = check_items(resource, items[start:start + size], known=known,
-                                         after_models=after_models)
-                    blocked += len(report.failures)
-                    warned += sum(report.warnings.values())
-                seconds = min(seconds, time.perf_counter() - began)
-            calls = -(-len(items) // size)
-            per_2000 = seconds / len(items) * 2000 * 1000
-            label = f"{rules}{'' if after_models else ' all'}"
-            print(f"  {resource:<14}{label:>6}{size:>7}{seconds / calls * 1000:>10.1f}"
-                  f"{len(items) / seconds:>10.0f}{per_2000:>9.1f}"
-                  f"{f'{per_2000 / sync_ms:.1%}' if size == 2000 else '-':>8}"
+        compiled = check._compile(resource, True)
+        assert compiled is not None
+        for size in SIZES:
+            chunks = [items[start:start + size]
+                      for start in range(0, len(items), size)][:args.chunks]
+            frames = [check.item_frame(compiled.suite, chunk, KNOWN, compiled.columns)
+                      for chunk in chunks]
+            old, old_found = timed(Before(compiled), frames, args.repeat)
+            new, new_found = timed(after(compiled), frames, args.repeat)
+            assert new_found == old_found, f"{resource}: the two paths disagree"
+            totals[size][0] += old
+            totals[size][1] += new
+            blocked = sum(len(keys) for found in new_found for name, keys in found.items()
+                          if compiled.rules[name].blocking)
+            warned = sum(len(keys) for found in new_found for name, keys in found.items()
+                         if not compiled.rules[name].blocking)
+            print(f"  {resource:<12}{len(compiled.rules):>6}{size:>7}{len(frames):>7}"
+                  f"{old * 1000:>9.1f}{new * 1000:>8.1f}{old / new:>7.1f}x"
                   f"{blocked:>9}{warned:>8}")
+        chunk = items[:2000]
+        best = math.inf
+        for _ in range(args.repeat):
+            began = time.process_time()
+            check_items(resource, chunk, known=KNOWN, after_models=True)
+            best = min(best, time.process_time() - began)
+        whole.append((resource, best / len(chunk) * 2000))
+    print("  all of them, per chunk: " + ", ".join(
+        f"{size}: {old * 1000:.0f} -> {new * 1000:.0f} ms ({old / new:.1f}x)"
+        for size, (old, new) in totals.items()))
+    sync_ms = 2000 / args.sync_rate * 1000
+    print(f"check_items per 2000-item chunk (frame included), and its share of the {sync_ms:.0f}"
+          f" ms a sync takes for them at {args.sync_rate:.0f} items/s:")
+    for resource, seconds in whole:
+        print(f"  {resource:<12}{seconds * 1000:>8.1f} ms {seconds * 1000 / sync_ms:>7.1%}")
 
 
 if __name__ == "__main__":

@@ -8,10 +8,14 @@ without a way to break it here fails ``test_every_blocking_rule_has_a_breaking_c
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
+import string
 from collections.abc import Callable
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from connectors.marketing.resources import SYNC_RESOURCES
@@ -20,12 +24,22 @@ from pipelines.engine.quality import (
     KINDS,
     HeldTally,
     QualityReport,
+    check,
     check_items,
     rules_markdown,
     summarize,
 )
 from pipelines.engine.quality import held as held_rules
-from pipelines.engine.quality.suites import Rule, Suite, rules_for
+from pipelines.engine.quality.plan import reference
+from pipelines.engine.quality.suites import (
+    CURRENCIES,
+    CURRENCY_REGEX,
+    LANG_REGEX,
+    LANGUAGES,
+    Rule,
+    Suite,
+    rules_for,
+)
 
 KNOWN = {"products": {"101", "102"}}
 Item = dict[str, Any]
@@ -212,6 +226,16 @@ def test_language_codes_refused(lang: str) -> None:
         "g": ["expect_column_values_to_match_regex(lang)"]}
 
 
+def test_the_code_regexes_accept_exactly_the_code_lists() -> None:
+    lang, currency = re.compile(LANG_REGEX), re.compile(CURRENCY_REGEX)
+    pairs = ["".join(p) for p in itertools.product(string.ascii_lowercase, repeat=2)]
+    assert {p for p in pairs if lang.search(p)} == LANGUAGES
+    assert {p for p in pairs if lang.search(p.upper())} == LANGUAGES
+    triples = ["".join(p) for p in itertools.product(string.ascii_uppercase, repeat=3)]
+    assert {t for t in triples if currency.search(t)} == CURRENCIES
+    assert not currency.search("eur") and not currency.search("EURO")
+
+
 @pytest.mark.parametrize("email", ["a.b+tag@example.co.uk", "müller@münchen.de",
                                    "o'neil@shop.example.com", "x@xn--p1ai.xn--p1ai"])
 def test_emails_accepted(email: str) -> None:
@@ -284,6 +308,62 @@ def test_clean_and_dirty_batches_alternate_correctly() -> None:
                             (good, {}), (good, {}), (bad, {"b": [
                                 "expect_column_values_to_match_regex(lang)"]})]:
         assert check_items("statuses", batch).failures == expected
+
+
+def faulty(resource: str) -> list[tuple[str, Item]]:
+    """Valid items, one broken for each blocking rule of the suite, one created after its
+    update (a warning), and two sharing an id."""
+    rules = [rule for rule in suite_of(resource).rules
+             if rule.blocking and "unique" not in rule.name]
+    items = valid(resource, len(rules) + 3)
+    for item, rule in zip(items, rules, strict=False):
+        breaker(resource, rule)(item)  # type: ignore[misc]
+    if "created_at" in items[-3]:
+        items[-3]["created_at"] = "2099-01-01T00:00:00Z"
+    ident = SYNC_RESOURCES[resource].id_field
+    items[-1][ident] = items[-2][ident]
+    return keyed(items)
+
+
+@pytest.mark.parametrize("resource", sample_resources())
+@pytest.mark.parametrize("after_models", [False, True])
+def test_the_planned_validation_finds_what_batch_validate_finds(resource: str,
+                                                                after_models: bool) -> None:
+    """The engine runs each suite through a plan built once (``plan.py``), not through
+    ``batch.validate``: on the same frame, every rule must come out the same, pass or fail,
+    with the same items, in both result formats."""
+    compiled = check._compile(resource, after_models)
+    assert compiled is not None
+    frame = check.item_frame(compiled.suite, faulty(resource), KNOWN, compiled.columns)
+    expectations = {name: rule.expectation for name, rule in compiled.rules.items()}
+    for fmt in ("boolean", "complete"):
+        planned = compiled.plan.run(frame, dict.fromkeys(compiled.rules, fmt))
+        assert planned == reference(frame, expectations, fmt)
+    assert any(finding.keys for finding in planned.values()) or not compiled.rules
+
+
+def test_a_rule_gx_cannot_evaluate_holds_nothing_back_and_shows_its_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rule = "expect_column_values_to_be_between(quantity_remaining)"
+    frame_of = check.item_frame
+
+    def broken_frame(*args: Any, **kwargs: Any) -> Any:
+        frame = frame_of(*args, **kwargs)
+        frame["quantity_remaining"] = pd.Series(["many", 1.0], dtype=object)  # no order
+        return frame
+
+    monkeypatch.setattr(check, "item_frame", broken_frame)
+    report = check_items("products", keyed(valid("products", 2)), after_models=True)
+
+    assert report.failures == {} and report.warnings == {}
+    (result,) = [r for r in report.results if r["name"] == rule]
+    assert not result["success"] and result["unexpected_count"] == 0
+    assert "same type" in result["error"]
+    compiled = check._compile("products", True)
+    assert compiled is not None
+    frame = broken_frame(compiled.suite, keyed(valid("products", 2)), None, compiled.columns)
+    assert reference(frame, {rule: compiled.rules[rule].expectation}, "complete")[rule].error \
+        == result["error"]
 
 
 # rows held back before the suite --------------------------------------------------------

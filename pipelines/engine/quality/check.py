@@ -5,28 +5,30 @@ before diffing. Items breaking a blocking rule are quarantined with the rule's n
 rest flow on. ``summarize`` folds a run's reports — these, and those of the rows held back
 before the suite (``held.py``) — into what the Dagster asset check shows.
 
-Cost: GX takes about 3 s to import (and ~250 MB), so it is imported on the first call, and
-its context, suites and batch definitions are built once per process. Each expectation then
-costs GX 3-6 ms per batch whatever the batch's size, so: the engine skips the rules the item
-models already guarantee (``after_models``), a clean batch gets one cheap ``BOOLEAN_ONLY``
-pass, and only rules that failed are run again with ``COMPLETE`` and
-``unexpected_index_column_names=["_key"]`` to learn which items broke them (``_validate``).
-A rule that raises inside GX holds nothing back; its error shows in the results.
+Cost: GX takes about 5 CPU-s to import (and ~250 MB), so it is imported on the first call,
+and each suite is planned once per process (``plan.py``): per batch GX then only resolves the
+metrics of the rules and judges them, about a quarter of what ``batch.validate`` costs. The
+cost is still per rule and batch more than per row, so: the engine checks only the items it
+would send (unchanged ones never reach the suite), skips the rules the item models already
+guarantee (``after_models``), and a rule is first run in GX's cheap ``BOOLEAN_ONLY`` format;
+only rules that fail are run again in ``COMPLETE`` with ``unexpected_index_column_names`` to
+learn which items broke them — unless the rule failed on the previous batch, when it goes
+straight to ``COMPLETE`` (bad data comes in runs) (``_validate``). A rule GX cannot evaluate
+holds nothing back; it shows as failed with its error in the results.
 Calls are meant to come from one thread at a time, as the engine makes them.
 """
 
 from __future__ import annotations
 
-import copy
 import math
-import os
 import threading
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from pipelines.engine.quality.plan import Format, Plan
 from pipelines.engine.quality.suites import (
     AMOUNTS,
     LINES,
@@ -38,8 +40,6 @@ from pipelines.engine.quality.suites import (
 
 if TYPE_CHECKING:
     import pandas as pd
-    from great_expectations.core.batch_definition import BatchDefinition
-    from great_expectations.core.expectation_suite import ExpectationSuite
 
 #: failing item keys kept per rule in ``results`` (and in Dagster metadata)
 SAMPLE = 20
@@ -47,13 +47,6 @@ SAMPLE = 20
 #: decoding, the mapping, the item models, this suite (``held.py``)
 Kind = Literal["limit", "mapping", "model", "suite"]
 KINDS: tuple[Kind, ...] = ("limit", "mapping", "model", "suite")
-_COMPLETE: dict[str, Any] = {
-    "result_format": "COMPLETE",
-    "unexpected_index_column_names": ["_key"],
-    "return_unexpected_index_query": False,
-    "partial_unexpected_count": 0,
-    "exclude_unexpected_values": True,
-}
 
 
 @dataclass(frozen=True)
@@ -77,35 +70,19 @@ class QualityReport:
 
 @dataclass
 class _Compiled:
-    """A resource's GX objects, built once per process (and profile): suite, batch definition,
-    and the frame columns its rules read."""
+    """A resource's suite as GX runs it, built once per process (and profile): the rules by
+    name, their plan, and the frame columns they read."""
 
     suite: Suite
     columns: frozenset[str]
-    batch: BatchDefinition
-    gx_suite: ExpectationSuite
-    rules: dict[str, Rule]  # by name, as results carry it in ``meta["rule"]``
-    dirty: bool = False  # the last batch broke a rule: the next one likely does too
+    plan: Plan
+    rules: dict[str, Rule]
+    #: the rules the last batch broke: the next batch likely breaks them too
+    failing: set[str] = field(default_factory=set)
 
 
 _lock = threading.Lock()
-_context: Any = None
 _compiled: dict[tuple[str, bool], _Compiled | None] = {}
-
-
-def _gx_context() -> Any:
-    """The process's ephemeral GX context: no files, no progress bars, no analytics."""
-    global _context
-    if _context is None:
-        os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-        import great_expectations as gx
-        from great_expectations.data_context.types.base import ProgressBarsConfig
-
-        context = gx.get_context(mode="ephemeral")
-        context.variables.progress_bars = ProgressBarsConfig(globally=False)
-        context.data_sources.add_pandas("shopsync")
-        _context = context
-    return _context
 
 
 def _compile(resource: str, after_models: bool) -> _Compiled | None:
@@ -119,18 +96,15 @@ def _build(resource: str, after_models: bool) -> _Compiled | None:
     suite = rules_for(resource)
     if suite is None:
         return None
-    import great_expectations as gx
-
-    rules = suite.active(after_models)
+    rules = {r.name: r for r in suite.active(after_models)}
     name = f"{resource}.{'after_models' if after_models else 'all'}"
-    context = _gx_context()
-    batch = context.data_sources.get("shopsync").add_dataframe_asset(
-        name).add_batch_definition_whole_dataframe("batch")
-    # copies: an expectation belongs to one GX suite, and each profile has its own
-    gx_suite = context.suites.add(gx.ExpectationSuite(
-        name=name, expectations=[copy.copy(r.expectation) for r in rules]))
-    columns = frozenset(c for r in rules for c in r.columns)
-    return _Compiled(suite, columns, batch, gx_suite, {r.name: r for r in rules})
+    plan = Plan(name, {r.name: r.expectation for r in rules.values()})
+    columns = frozenset(c for r in rules.values() for c in r.columns)
+    return _Compiled(suite, columns, plan, rules)
+
+
+#: items are dicts: the ABC check only for what is not one (it costs ten times more)
+_MAPPING = (dict, Mapping)
 
 
 def _get(item: Mapping[str, Any], path: str) -> Any:
@@ -138,7 +112,7 @@ def _get(item: Mapping[str, Any], path: str) -> Any:
         return item.get(path)
     value: Any = item
     for part in path.split("."):
-        value = value.get(part) if isinstance(value, Mapping) else None
+        value = value.get(part) if isinstance(value, _MAPPING) else None
     return value
 
 
@@ -155,7 +129,7 @@ def _number(value: Any) -> float | None:
 
 def _lines(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     lines = item.get(LINES)
-    return [line for line in lines if isinstance(line, Mapping)] if isinstance(lines, list) else []
+    return [line for line in lines if isinstance(line, _MAPPING)] if isinstance(lines, list) else []
 
 
 def _amounts_min(item: Mapping[str, Any], fields: Sequence[str],
@@ -237,58 +211,23 @@ def _timestamps(texts: pd.Series) -> pd.Series:
     return parsed.dt.tz_convert(None)
 
 
-def _keys(index_list: Iterable[Mapping[str, Any]]) -> list[str]:
-    """Distinct item keys of an ``unexpected_index_list``: with ``exclude_unexpected_values``
-    it is one ``{"_key": [k1, k2, ...]}``, otherwise one ``{"_key": k, <column>: v}`` a row."""
-    keys: dict[str, None] = {}
-    for row in index_list:
-        value = row.get("_key")
-        for key in value if isinstance(value, list) else [value]:
-            keys[str(key)] = None
-    return list(keys)
-
-
-def _rule_of(compiled: _Compiled, result: Any) -> Rule:
-    config = result.expectation_config
-    assert config is not None and config.meta, "GX results carry their expectation's meta"
-    return compiled.rules[config.meta["rule"]]
-
-
-def _validate(compiled: _Compiled, df: pd.DataFrame
+def _validate(compiled: _Compiled, df: pd.DataFrame, names: Collection[str]
               ) -> list[tuple[Rule, list[str], str | None]]:
-    """(rule, keys of the items breaking it, error) for each rule of the suite on ``df``.
+    """(rule, keys of the items breaking it, error) for the rules ``names`` on ``df``.
 
-    A clean batch needs only a ``BOOLEAN_ONLY`` pass (about half the cost of ``COMPLETE``).
-    Failed rules run again with ``COMPLETE``: as a suite of their copies (one validator for
-    all), or the whole suite when a third or more failed. Bad data comes in runs, so after a
-    batch that broke a rule the next one goes straight to a single ``COMPLETE`` pass.
+    One GX pass: ``BOOLEAN_ONLY`` for the rules that held on the last batch, ``COMPLETE``
+    for those that broke there; then ``COMPLETE`` for the rules that broke only now.
     """
-    import great_expectations as gx
-
-    batch = compiled.batch.get_batch(batch_parameters={"dataframe": df})
-    found: dict[str, tuple[Rule, list[str], str | None]] = {
-        name: (rule, [], None) for name, rule in compiled.rules.items()
-    }
-    again = compiled.gx_suite
-    if not compiled.dirty:
-        first = batch.validate(compiled.gx_suite, result_format="BOOLEAN_ONLY")
-        failed = [_rule_of(compiled, r) for r in first.results if not r.success]
-        if 3 * len(failed) < len(found):
-            again = gx.ExpectationSuite(
-                name=f"{compiled.suite.resource}.failed",
-                expectations=[copy.copy(rule.expectation) for rule in failed])
-    compiled.dirty = False
-    if again.expectations:
-        for result in batch.validate(again, result_format=_COMPLETE).results:
-            rule = _rule_of(compiled, result)
-            error = result.exception_info or {}
-            if error.get("raised_exception"):
-                found[rule.name] = (rule, [], str(error.get("exception_message")))
-            elif not result.success:
-                compiled.dirty = True
-                found[rule.name] = (rule, _keys(result.result.get("unexpected_index_list") or ()),
-                                    None)
-    return list(found.values())
+    formats: dict[str, Format] = {
+        name: "complete" if name in compiled.failing else "boolean" for name in names}
+    found = compiled.plan.run(df, formats)
+    found.update(compiled.plan.run(df, {
+        name: "complete" for name, finding in found.items()
+        if formats[name] == "boolean" and not finding.success and finding.error is None}))
+    compiled.failing = {name for name, finding in found.items()
+                        if not finding.success and finding.error is None}
+    return [(compiled.rules[name], finding.keys, finding.error)
+            for name, finding in found.items()]
 
 
 def check_items(
@@ -309,17 +248,19 @@ def check_items(
     compiled = _compile(resource, after_models) if items else None
     if compiled is None:
         return QualityReport(resource, len(items), {}, {}, [], time.perf_counter() - started)
+    runnable = [name for name, rule in compiled.rules.items()
+                if rule.needs is None or (known is not None and rule.needs in known)]
     outcomes = {rule.name: (keys, error) for rule, keys, error in _validate(
-        compiled, item_frame(compiled.suite, items, known, compiled.columns))
-    } if compiled.rules else {}
+        compiled, item_frame(compiled.suite, items, known, compiled.columns), runnable)
+    } if runnable else {}
     failures: dict[str, list[str]] = {}
     warnings: dict[str, int] = {}
     results: list[dict[str, Any]] = []
     for rule in compiled.suite.rules:  # in suite order, skipped ones too
-        if rule.name not in outcomes:
+        if rule.name not in compiled.rules:
             results.append(_result(rule, keys=[], skipped="guaranteed by the item models"))
             continue
-        if rule.needs is not None and (known is None or rule.needs not in known):
+        if rule.name not in outcomes:
             results.append(_result(rule, keys=[], skipped=f"no known {rule.needs} given"))
             continue
         keys, error = outcomes[rule.name]

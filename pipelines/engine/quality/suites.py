@@ -19,14 +19,17 @@ parsed to UTC (missing or unparseable ones become NaT), ``amounts`` is the row-w
 minimum of a resource's amounts, line prices and quantities, and ``unknown_product_lines``
 counts the lines whose product is not among the known ones (a join GX cannot do cheaply: an
 ``in_set`` over thousands of ids costs it 200 ms a batch). One rule per concern keeps the
-cost down: each expectation costs GX 3-5 ms per batch, whatever its size, and more with long
-value lists, so code lists are regexes.
+cost down: each expectation costs GX a few ms per batch, whatever its size (``plan.py``), and
+more with long value lists, so code lists are regexes (written as tries: ``one_of``).
 
 GX is imported only inside ``rules_for`` (about 3 s of imports): loading this module is free.
 """
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Literal
@@ -63,9 +66,28 @@ LANGUAGES: frozenset[str] = _codes("""
     yo za zh zu
 """)
 
+
+
+def one_of(codes: Collection[str]) -> str:
+    """A regex matching exactly ``codes`` (all of one length), as a trie: ``en|es|fr`` is
+    ``(?:e[ns]|fr)``. Half the length of the plain alternation: pandas parses a pattern
+    on every call (to choose between pyarrow and ``re``), which costs by its length."""
+    assert len({len(c) for c in codes}) == 1, "codes of one length"
+    if len(next(iter(codes))) == 0:
+        return ""
+    by_first: dict[str, list[str]] = {}
+    for code in sorted(codes):
+        by_first.setdefault(code[0], []).append(code[1:])
+    if all(rest == [""] for rest in by_first.values()):
+        chars = "".join(map(re.escape, by_first))
+        return chars if len(by_first) == 1 else f"[{chars}]"
+    branches = [re.escape(first) + one_of(rest) for first, rest in by_first.items()]
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
 #: a language code with an optional region or script: en, en-US, fr_FR, es-419, zh-Hant
 LANG_REGEX = (
-    r"^(?i:" + "|".join(sorted(LANGUAGES)) + r")(?:[-_](?:[A-Za-z]{2}|[0-9]{3}|[A-Za-z]{4}))?$"
+    r"^(?i:" + one_of(LANGUAGES) + r")(?:[-_](?:[A-Za-z]{2}|[0-9]{3}|[A-Za-z]{4}))?$"
 )
 #: stricter than the item model's shape check: no spaces, no ``..``, no dot at either end of
 #: the local part, a dotted domain of proper labels ending in a TLD of 2+ letters or
@@ -76,7 +98,7 @@ EMAIL_REGEX = (
 )
 URL_REGEX = r"^https?://[^\s/$.?#][^\s]*$"
 #: a regex, not ``in_set``: GX copies a value list many times per validation (2x the cost)
-CURRENCY_REGEX = r"^(?:" + "|".join(sorted(CURRENCIES)) + r")$"
+CURRENCY_REGEX = r"^" + one_of(CURRENCIES) + r"$"
 
 #: how a frame column comes out of an item: ``id`` as is ("" becomes missing), ``text`` as a
 #: string ("" when missing), ``optional`` as is, ``ts`` parsed to UTC, ``num`` a float
@@ -184,6 +206,7 @@ def rules_for(resource: str) -> Suite | None:
     shape = SHAPES.get(resource)
     if shape is None:
         return None
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # read when GX builds a context
     import great_expectations.expectations as gxe
     from great_expectations.expectations.row_conditions import Column
 

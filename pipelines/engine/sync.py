@@ -259,7 +259,9 @@ class StreamSync:
         except Exception as exc:  # noqa: BLE001 - whatever one record does, it is its own
             origin = record.get("_origin") if isinstance(record.get("_origin"), str) else None
             where = origin or f"{stream} record {position.record_id!r}"
-            resource = next(iter(self.mapping.produces.get(stream, ())), stream)
+            # held back as what the record is (an order, not the carriers its lines name)
+            produced = self.mapping.produces.get(stream, ())
+            resource = stream if stream in produced else next(iter(produced), stream)
             reason = f"{where}{holds.CANNOT_MAP}{why(exc)}"
             item = {"_errors": [reason], "_record": ledger_safe(record)}
             return [MappedItem(resource, position.record_id or where, item,

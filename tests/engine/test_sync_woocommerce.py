@@ -289,3 +289,19 @@ def test_connection_options_reach_the_connector_and_a_wrong_one_is_named(engine_
     assert (config.query_string_auth, config.customer_role, config.requests_per_second) == (
         True, "all", 50)
     assert setup.run_by_stream()["orders"].records == len(raw_records(setup, "orders"))
+
+
+def test_an_order_that_cannot_be_mapped_is_held_back_as_an_order(setup):
+    fake = setup.shop.fake()
+    broken = fake.get("/orders/ids").json()["ids"][0]
+    patched = fake.put(f"/orders/{broken}", json={"line_items": "not a list of lines"})
+    assert patched.status_code == 200, patched.text
+    setup.clock.advance(SETTLE)  # a sync reads up to a settled second
+
+    setup.run()
+
+    (held,) = [e for e in setup.state.entries(SOURCE, "orders", {ItemStatus.QUARANTINED})
+               if e.source_record_id == str(broken)]
+    assert "the record cannot be mapped" in held.errors[0]
+    assert not [e for e in setup.state.entries(SOURCE, "carriers", {ItemStatus.QUARANTINED})
+                if e.source_record_id == str(broken)]

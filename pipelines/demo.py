@@ -37,6 +37,8 @@ DEFAULT_PLATFORM = "woocommerce"
 SANDBOX_URL_ENV = "SHOPSYNC_DEMO_SANDBOX_URL"
 SHOP_URL_ENV = "SHOPSYNC_DEMO_SHOP_URL"
 STATE_URL_ENV = "SHOPSYNC_DEMO_STATE_URL"
+#: "off": the demo's schedules and sensors start stopped (``shopsync dev --no-automation``)
+AUTOMATION_ENV = "SHOPSYNC_DEMO_AUTOMATION"
 
 
 def _demo(platform_name: str) -> DemoSpec:
@@ -60,6 +62,7 @@ def demo_config(
     return parse_config({
         "destination": {"base_url": base_url, "api_key_env": API_KEY_ENV},
         "state_url": state_url,
+        "automation": os.environ.get(AUTOMATION_ENV) != "off",
         "sources": [{
             "name": DEMO_SOURCE,
             "platform": platform_name,

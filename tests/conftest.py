@@ -44,15 +44,17 @@ HOW_TO = (
 )
 
 
-#: folders whose tests run whole commands or Dagster runs (seconds each, not milliseconds)
-LONG_FIRST = ("pipelines", "assets")
+#: folders whose tests run whole commands or Dagster runs (seconds each, not milliseconds);
+#: ui (a browser on `shopsync dev`: minutes) first of all
+LONG_FIRST = ("ui", "pipelines", "assets")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The long tests first: the parallel workers take them on while the many short ones
     fill in around them, instead of one worker being left with a long test at the end."""
     def long_first(item: pytest.Item) -> int:
-        return 0 if item.path.parent.name in LONG_FIRST else 1
+        folder = item.path.parent.name
+        return LONG_FIRST.index(folder) if folder in LONG_FIRST else len(LONG_FIRST)
 
     items.sort(key=long_first)  # stable: the order within each group is kept
 

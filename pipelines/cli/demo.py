@@ -4,10 +4,25 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
+from pathlib import Path
+from types import FrameType
 
 import click
+import httpx
+
+from pipelines.demo import SANDBOX_PORT, SHOP_PORT
+
+#: the code location's name, as in ``workspace.yaml``: runs and links name it
+LOCATION = "shopsync"
+DEFINITIONS_MODULE = "pipelines.definitions"
+UI_PORT = 3000
+#: Dagster stops its webserver and daemon within 60 s each after Ctrl-C; past this, we kill
+STOP_SECONDS = 150.0
 
 
 def _platforms() -> list[str]:
@@ -47,20 +62,149 @@ def demo(platform_name: str, as_json: bool, orders: int, customers: int, product
         sys.exit(1)
 
 
+def dev_home(platform_name: str) -> Path:
+    """``$SHOPSYNC_HOME/dev/PLATFORM`` (``~/.shopsync/dev/…``): the demo's ledger, the
+    sandbox's data and Dagster's instance, kept across restarts, apart from a real ledger and
+    from the other platforms' demos (each its own shop behind the same source name)."""
+    home = Path(os.environ.get("SHOPSYNC_HOME") or "~/.shopsync").expanduser().absolute()
+    return home / "dev" / platform_name
+
+
+def write_instance(dagster_home: Path) -> Path:
+    """Write Dagster's ``dagster.yaml`` in ``dagster_home`` (its ``DAGSTER_HOME``: the run
+    history, logs and artifacts go there too) and a workspace file naming the location as
+    ``workspace.yaml`` does; return the workspace file."""
+    import yaml
+
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    instance = {
+        "telemetry": {"enabled": False},
+        "nux": {"enabled": False},  # no newsletter sign-up over the first page
+        # a run launched from the UI starts at once: no queue for one person's demo (the
+        # production deployment queues runs; op pools are enforced by the run either way)
+        "run_coordinator": {"module": "dagster._core.run_coordinator",
+                            "class": "DefaultRunCoordinator"},
+        "storage": {"sqlite": {"base_dir": str(dagster_home / "storage")}},
+    }
+    workspace = {"load_from": [{"python_module": {"module_name": DEFINITIONS_MODULE,
+                                                  "location_name": LOCATION}}]}
+    header = "# written by `shopsync dev` at each start\n"
+    (dagster_home / "dagster.yaml").write_text(header + yaml.safe_dump(instance))
+    path = dagster_home / "workspace.yaml"
+    path.write_text(header + yaml.safe_dump(workspace))
+    return path
+
+
+def free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_serving(url: str, dagster: subprocess.Popen[bytes], timeout: float = 300) -> None:
+    """Wait until the UI answers; fail when Dagster exits first or after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while dagster.poll() is None:
+        try:
+            if httpx.get(f"{url}/server_info", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            raise click.ClickException(f"the Dagster UI did not answer at {url} in {timeout:.0f} s")
+        time.sleep(0.2)
+    raise click.ClickException(f"Dagster exited ({dagster.returncode}) before serving: see above")
+
+
+def stop_dagster(dagster: subprocess.Popen[bytes]) -> None:
+    """Ctrl-C for Dagster (it stops its webserver, daemon and code server), then whatever of
+    its session is left; killed when it takes too long or on a second Ctrl-C."""
+    try:
+        if dagster.poll() is None:
+            dagster.send_signal(signal.SIGINT)
+            dagster.wait(timeout=STOP_SECONDS)
+        os.killpg(dagster.pid, signal.SIGTERM)  # a run still going: its worker
+    except ProcessLookupError:
+        pass
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        click.echo("killing Dagster", err=True)
+        os.killpg(dagster.pid, signal.SIGKILL)
+        dagster.wait()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
 @click.command()
 @platform_option
 @click.option("--orders", default=200, show_default=True, help="Orders in the fake shop.")
-def dev(platform_name: str, orders: int) -> None:
-    """Start the sandbox (:8787) and a fake shop (:8788), then the Dagster UI on the demo."""
-    from pipelines.demo import SANDBOX_PORT, SHOP_PORT, demo_env, demo_servers
+@click.option("--port", default=UI_PORT, show_default=True, type=click.IntRange(0, 65535),
+              help="Port of the Dagster UI; 0: a free one.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address the Dagster UI listens on (the servers stay on 127.0.0.1).")
+@click.option("--sandbox-port", default=SANDBOX_PORT, show_default=True,
+              type=click.IntRange(0, 65535),
+              help="Port of the Marketing API sandbox; 0: a free one.")
+@click.option("--shop-port", default=SHOP_PORT, show_default=True, type=click.IntRange(0, 65535),
+              help="Port of the fake shop; 0: a free one.")
+@click.option("--automation/--no-automation", default=True, show_default=True,
+              help="Whether the demo's schedules and sensors run from the start (off: only the"
+              " runs launched from the UI).")
+def dev(platform_name: str, orders: int, port: int, host: str, sandbox_port: int,
+        shop_port: int, automation: bool) -> None:
+    """Start the sandbox and a fake shop, then the Dagster UI (`dg dev`) on the demo.
 
-    with demo_servers(orders=orders, sandbox_port=SANDBOX_PORT, shop_port=SHOP_PORT,
-                      platform_name=platform_name) as (sb, shop):
-        click.echo(f"sandbox {sb.url}, fake shop {shop.url}; starting Dagster (Ctrl-C stops all)")
-        env = {**os.environ, **demo_env(platform_name), "SHOPSYNC_DEMO_PLATFORM": platform_name}
-        env.pop("SHOPSYNC_CONFIG", None)
-        try:
-            subprocess.run([sys.executable, "-m", "dagster", "dev", "-m", "pipelines.definitions"],
-                           env=env, check=False)
-        except KeyboardInterrupt:
-            pass
+    Dagster's instance, the ledger and the sandbox's data live in
+    $SHOPSYNC_HOME/dev/PLATFORM (default ~/.shopsync/dev/woocommerce) and are kept across
+    restarts. Ctrl-C stops everything.
+    """
+    from pipelines.definitions import DEMO_ENV
+    from pipelines.demo import (
+        AUTOMATION_ENV,
+        SANDBOX_URL_ENV,
+        SHOP_URL_ENV,
+        STATE_URL_ENV,
+        demo_env,
+        demo_servers,
+    )
+
+    home = dev_home(platform_name)
+    dagster_home = home / "dagster"
+    workspace = write_instance(dagster_home)
+    local = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    ui_port = port or free_port(local)
+    url = f"http://{local if ':' not in local else f'[{local}]'}:{ui_port}"
+    # Ctrl-C (and a supervisor's SIGTERM) stop everything, even where the shell started us
+    # with SIGINT ignored (a background job of a script): Dagster inherits the handling
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with demo_servers(orders=orders, sandbox_port=sandbox_port, shop_port=shop_port,
+                          platform_name=platform_name,
+                          sandbox_args=["--data", str(home / "sandbox.db")]) as (sandbox, shop):
+            env = {**os.environ, **demo_env(platform_name), DEMO_ENV: platform_name,
+                   SANDBOX_URL_ENV: sandbox.url, SHOP_URL_ENV: shop.url,
+                   STATE_URL_ENV: f"sqlite:///{home / 'state.db'}",
+                   AUTOMATION_ENV: "on" if automation else "off",
+                   "DAGSTER_HOME": str(dagster_home)}
+            env.pop("SHOPSYNC_CONFIG", None)
+            click.echo(f"sandbox {sandbox.url}, fake {platform_name} shop {shop.url};"
+                       f" starting Dagster in {dagster_home}", err=True)
+            # its own session: Ctrl-C reaches it once, from us, and it stops in its own order
+            dagster = subprocess.Popen(
+                [sys.executable, "-m", "dagster_dg_cli.cli", "dev", "-w", str(workspace),
+                 "--host", host, "--port", str(ui_port)],
+                env=env, start_new_session=True,
+            )
+            try:
+                wait_serving(url, dagster)
+                click.echo(f"Dagster UI at {url} (Ctrl-C stops everything)")
+                code = dagster.wait()
+                if code:
+                    raise click.ClickException(f"Dagster exited ({code}): see above")
+            finally:
+                stop_dagster(dagster)
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)

@@ -133,6 +133,68 @@ class DagsterUI:
         hours, minutes, seconds = (int(part) for part in shown.inner_text().split(":"))
         return hours * 3600 + minutes * 60 + seconds
 
+    def launch_from_launchpad(self, job: str, config: str, launch_timeout: float = 120) -> Launch:
+        """Open the job's launchpad (its Materialize button's menu: "Open launchpad"), put
+        ``config`` (YAML) in its editor in place of what is there, as pasted, and launch it
+        once the launchpad has checked the config: the run (its page opens by itself)."""
+        self.goto(f"/locations/{LOCATION}/jobs/{job}")
+        menu = self.page.get_by_role("button").filter(
+            has=self.page.get_by_role("img", name="arrow_drop_down"))
+        expect(menu.first).to_be_enabled(timeout=SHOWN)
+        menu.first.click()
+        self.page.get_by_role("menuitem", name="Open launchpad").click()
+        dialog = self.page.get_by_role("dialog")
+        editor = dialog.locator(".CodeMirror")
+        expect(editor).to_be_visible(timeout=SHOWN)
+        editor.click()
+        self.page.keyboard.press("Control+A")
+        self.page.keyboard.insert_text(config)  # a paste: no auto-indent of each line
+        launch = dialog.get_by_role("button").filter(has_text=re.compile(r"^Materialize$"))
+        expect(launch).to_be_enabled(timeout=SHOWN)  # disabled while "Checking config…"
+        expect(dialog.get_by_text("No errors", exact=True)).to_be_visible(timeout=SHOWN)
+        self.shots.take(self.page, f"launchpad-{job}", full_page=False)
+        clicked = time.monotonic()
+        launch.click()
+        self.page.wait_for_url(RUN_PAGE, timeout=launch_timeout * 1000)
+        found = RUN_PAGE.search(self.page.url)
+        assert found is not None, self.page.url
+        return Launch(found.group(1), clicked)
+
+    def run_steps(self, status: str = "Succeeded") -> list[str]:
+        """The steps the run's page lists under ``status`` (its side panel, opened)."""
+        header = self.page.get_by_text(re.compile(rf"^{status} \(\d+\)$"))
+        expect(header).to_be_visible(timeout=SHOWN)
+        count = int(re.findall(r"\d+", header.inner_text())[0])
+        header.click()
+        panel = self.page.locator(f'[id="{header.locator("..").get_attribute("aria-controls")}"]')
+        steps = panel.get_by_text(re.compile(r"^\w+$"))
+        expect(steps).to_have_count(count, timeout=SHOWN)
+        return [step.inner_text() for step in steps.all()]
+
+    # -- automation ---------------------------------------------------------------------------
+
+    def automations(self, names: list[str]) -> dict[str, tuple[bool, str]]:
+        """The Automation page: for each schedule or sensor of ``names``, whether its switch
+        is on and the description its info icon shows (hovered)."""
+        self.goto("/automation")
+        found: dict[str, tuple[bool, str]] = {}
+        shown = ""  # the tooltip of the row before: it stays until the next one replaces it
+        for name in names:
+            link = self.page.locator(f'a[href$="/schedules/{name}"], a[href$="/sensors/{name}"]')
+            expect(link).to_be_visible(timeout=SHOWN)
+            row = self.page.locator("div").filter(has=link).last
+            boxes = row.get_by_role("checkbox")  # the row's selection, then its switch
+            expect(boxes).to_have_count(2, timeout=SHOWN)
+            row.get_by_role("img", name="info").hover()
+            tip = self.page.get_by_role("tooltip")
+            expect(tip).to_be_visible(timeout=SHOWN)
+            expect(tip).not_to_have_text(shown, timeout=SHOWN)
+            shown = tip.inner_text()
+            found[name] = (boxes.last.is_checked(), shown.strip())
+            self.page.keyboard.press("Escape")  # the tooltip would cover the next row's icon
+            expect(tip).to_be_hidden(timeout=SHOWN)
+        return found
+
     # -- an asset's page ----------------------------------------------------------------------
 
     def open_asset(self, key: str) -> AssetPage:
@@ -203,6 +265,27 @@ class AssetPage:
                 break
             rows[cells[0]] = dict(zip(names, cells, strict=True))
         return rows
+
+    def lineage(self) -> dict[str, set[str]]:
+        """The Overview's Lineage section: ``{"upstream": {"demo_shop/customers", …},
+        "downstream": {…}}``, the keys of the assets each list links to."""
+        self.tab("Overview")
+        lists = {}
+        for direction in ("upstream", "downstream"):
+            heading = self.page.get_by_text(f"{direction.capitalize()} assets", exact=True)
+            assets = self.page.locator('a[href^="/assets/"]')
+            column = self.page.locator("div").filter(has=heading).filter(has=assets).last
+            expect(column.locator(assets).first).to_be_visible(timeout=SHOWN)
+            lists[direction] = {(link.get_attribute("href") or "").removeprefix("/assets/")
+                                for link in column.locator(assets).all()}
+        return lists
+
+    def lineage_graph(self, shows: list[str]) -> None:
+        """The Lineage tab's graph (the asset and its nearest neighbours), once it shows a
+        node of each of ``shows``."""
+        self.tab("Lineage")
+        for name in shows:
+            expect(self.page.get_by_text(name, exact=True).first).to_be_visible(timeout=SHOWN)
 
     def open_checks(self) -> dict[str, str]:
         """The Checks tab: each check's name and the status its list shows."""

@@ -17,7 +17,7 @@ import httpx
 from connectors.marketing.items import validate_item
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.base import RawRecord, SourceConnector
-from pipelines.engine.config import Config
+from pipelines.engine.config import Config, parse_config
 from pipelines.engine.mappings.base import Item, MappingContext, PlatformMapping
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
@@ -146,3 +146,19 @@ class EveryPlatform:
 
         assert sum(r.total("pushed") for r in again) == 0
         assert setup.accepted() == accepted_before
+
+
+def woo_runner(sandbox: Any, shop: Any, state_url: str, **source: Any) -> SourceRunner:
+    """A runner of one WooCommerce fake shop into ``sandbox`` (any key opens a shop there),
+    with a ledger at ``state_url`` and a clock the test moves."""
+    config = parse_config({
+        "destination": {"base_url": sandbox.base_url, "api_key_env": "T_WOO_API_KEY"},
+        "sources": [{
+            "name": "woo", "platform": "woocommerce", "lookback_seconds": 0,
+            "connection": {"url": shop.root, "key_env": "T_WOO_KEY", "secret_env": "T_WOO_SECRET"},
+            **source,
+        }],
+    })
+    env = {"T_WOO_API_KEY": "sandbox1.shopsync-local-key", "T_WOO_KEY": shop.key,
+           "T_WOO_SECRET": shop.secret}
+    return SourceRunner(config, config.sources[0], StateStore(state_url), env, MovableClock())

@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from pipelines.engine.config import parse_config
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import MIGRATIONS, ItemStatus, Outcome, StateStore
 from pipelines.engine.trace import FROM_LEDGER, Story, item_story, stories, when
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
-from tests.engine.support import MovableClock
+from tests.engine.support import woo_runner
 
 SOURCE = "woo"
 S, R = "shop-a", "orders"
@@ -30,18 +29,7 @@ def shop() -> Iterator[RunningFakeShop]:
 
 
 def runner_for(sandbox: Any, shop: RunningFakeShop, tmp_path: Any, **source: Any) -> SourceRunner:
-    config = parse_config({
-        "destination": {"base_url": sandbox.base_url, "api_key_env": "TR_API_KEY"},
-        "sources": [{
-            "name": SOURCE, "platform": "woocommerce", "lookback_seconds": 0,
-            "connection": {"url": shop.root, "key_env": "TR_WC_KEY", "secret_env": "TR_WC_SECRET"},
-            **source,
-        }],
-    })
-    env = {"TR_API_KEY": "sandbox1.shopsync-local-key", "TR_WC_KEY": shop.key,
-           "TR_WC_SECRET": shop.secret}
-    return SourceRunner(config, config.sources[0], StateStore(f"sqlite:///{tmp_path}/s.db"), env,
-                        MovableClock())
+    return woo_runner(sandbox, shop, f"sqlite:///{tmp_path}/s.db", **source)
 
 
 def story_of(runner: SourceRunner, resource: str, item_id: str) -> Story:

@@ -13,18 +13,16 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta
-from typing import Any
 
 import pytest
 
-from pipelines.engine.config import parse_config
 from pipelines.engine.reconcile import PROBE_FIRST, ReconcileReport, describe_lag
 from pipelines.engine.report import summarize
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.trace import item_story
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
-from tests.engine.support import MovableClock
+from tests.engine.support import woo_runner
 from tests.support import eventually
 
 SOURCE = "woo"
@@ -39,18 +37,7 @@ def shop() -> Iterator[RunningFakeShop]:
     running.stop()
 
 
-def runner_for(sandbox: Any, shop: RunningFakeShop, state_url: str, **source: Any) -> SourceRunner:
-    config = parse_config({
-        "destination": {"base_url": sandbox.base_url, "api_key_env": "VL_API_KEY"},
-        "sources": [{
-            "name": SOURCE, "platform": "woocommerce", "lookback_seconds": 0,
-            "connection": {"url": shop.root, "key_env": "VL_WC_KEY", "secret_env": "VL_WC_SECRET"},
-            **source,
-        }],
-    })
-    env = {"VL_API_KEY": "sandbox1.shopsync-local-key", "VL_WC_KEY": shop.key,
-           "VL_WC_SECRET": shop.secret}
-    return SourceRunner(config, config.sources[0], StateStore(state_url), env, MovableClock())
+runner_for = woo_runner
 
 
 def reconcile_timed(runner: SourceRunner) -> tuple[datetime, ReconcileReport, datetime]:

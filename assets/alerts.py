@@ -51,7 +51,8 @@ def alerts_sensor(config: Config,
     @dg.sensor(name="shopsync_alerts", minimum_interval_seconds=60, default_status=status,
                description="Every minute: rejection spikes (a run's rejected share over"
                            " `alerts.max_rejection_rate`) and newly parked items, to the logs"
-                           " and the webhook (`alerts.webhook_url`)")
+                           " and the webhook (`alerts.webhook_url`); on when the location loads unless"
+                           " `automation: off`")
     def _alerts(context: dg.SensorEvaluationContext) -> dg.SkipReason:
         """Rejection spikes and newly parked items since the last look."""
         seen: dict[str, int] = json.loads(context.cursor or "{}")
@@ -108,7 +109,8 @@ def failed_runs_sensor(config: Config,
     @dg.run_failure_sensor(name="shopsync_failed_runs", minimum_interval_seconds=30,
                            default_status=status,
                            description="Each failed run, with its first failing step and that"
-                                       " step's error, to the logs and the webhook")
+                                       " step's error, to the logs and the webhook; on when the"
+                                       " location loads unless `automation: off`")
     def _failed(context: dg.RunFailureSensorContext) -> None:
         """Says which run failed and why."""
         cause = failure_cause(context.get_step_failure_events())

@@ -55,8 +55,9 @@ def state_checks(config: Config, source: Source,
     def _check(context: dg.AssetCheckExecutionContext) -> Iterator[dg.AssetCheckResult]:
         state = StateStore(config.state_url or StateStore.default_url())
         try:
+            by_resource = state.counts(source.name)  # one query for every resource
             for resource, key in keys.items():
-                counts = state.counts(source.name, resource).get(resource, {})
+                counts = by_resource.get(resource, {})
                 for name, (status, _) in STATE_CHECKS.items():
                     held = int(counts.get(status, 0))
                     metadata: dict[str, dg.MetadataValue] = {

@@ -37,7 +37,6 @@ def shop() -> Iterator[RunningFakeShop]:
     running.stop()
 
 
-runner_for = woo_runner
 
 
 def reconcile_timed(runner: SourceRunner) -> tuple[datetime, ReconcileReport, datetime]:
@@ -67,7 +66,7 @@ def test_the_lag_lies_between_the_read_back_that_missed_the_item_and_the_one_tha
     start, shop, tmp_path, missed_after, finely
 ):
     sandbox = start("--visibility-delay", str(DELAY), "--manual-clock")
-    runner = runner_for(sandbox, shop, f"sqlite:///{tmp_path}/s.db")
+    runner = woo_runner(sandbox, shop, f"sqlite:///{tmp_path}/s.db")
     asyncio.run(runner.run(streams=["statuses"]))
     accepted = accepted_at(runner)
     assert all(e.unseen_at is None and e.visible_at is None  # no probe unless configured
@@ -108,7 +107,7 @@ def test_the_status_page_shows_the_lag_with_its_resolution_and_the_time_to_confi
     start, shop, tmp_path
 ):
     sandbox = start("--visibility-delay", str(DELAY), "--manual-clock")
-    runner = runner_for(sandbox, shop, f"sqlite:///{tmp_path}/s.db")
+    runner = woo_runner(sandbox, shop, f"sqlite:///{tmp_path}/s.db")
     asyncio.run(runner.run(streams=["statuses"]))
     sandbox.advance_clock(DELAY)
     runner.clock.advance(timedelta(seconds=DELAY))
@@ -128,7 +127,7 @@ def test_the_status_page_shows_the_lag_with_its_resolution_and_the_time_to_confi
 def test_a_sync_that_probes_what_it_sent_records_when_it_was_first_seen(start, shop, tmp_path):
     sandbox = start("--visibility-delay", str(DELAY), "--manual-clock")
     url = f"sqlite:///{tmp_path}/s.db"
-    runner = runner_for(sandbox, shop, url, tuning={"probe_seconds": 10})
+    runner = woo_runner(sandbox, shop, url, tuning={"probe_seconds": 10})
     watcher, failed = StateStore(url), []
 
     def show_them_once_a_probe_missed_them() -> None:

@@ -30,6 +30,7 @@ from pipelines.engine.deletions import (
 from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.platforms import platform
+from pipelines.engine.quality.check import prepare
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.state import ItemStatus, StateStore
@@ -143,6 +144,9 @@ class SourceRunner:
                                     f" its streams: {', '.join(plan)}")])
             plan = {s: r for s, r in plan.items() if s in streams}
         reports = []
+        # GX imports while the connections open and the first pages arrive: every step's
+        # suites at the first step of a run
+        prepare([r for rs in self.plan().values() for r in rs])
         async with AsyncExitStack() as stack:
             connector = open_connector(self.source, self.env)
             stack.push_async_callback(connector.aclose)

@@ -148,6 +148,8 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
                for name in ("checked", "visible", "waiting", "resent", "parked", "deleted",
                             "unchecked")},
             **{f"audit {name}": dg.MetadataValue.int(n) for name, n in found.items()},
+            "events deleted (older than keep_events_days)": dg.MetadataValue.int(
+                report.events_pruned),
             "report (Markdown)": dg.MetadataValue.md(
                 summary.markdown() + "\n\n" + completeness_md(complete, "all time")
                 + "\n\n" + completeness_md(complete_recent, window)),

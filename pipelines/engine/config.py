@@ -263,6 +263,9 @@ class Reconciliation(_Model):
     #: visible (the longest unchecked first, so runs cover everything in turn); ``all`` for
     #: every item each run, 0 for none
     audit_sample: Annotated[int, Field(ge=0)] | Literal["all"] = 500
+    #: days each item's story (``shopsync trace``) is kept: each run deletes the older
+    #: events; an item's ledger row, its state and last moments, is kept whatever its age
+    keep_events_days: float = Field(default=90, gt=0)
 
 
 class Alerts(_Model):

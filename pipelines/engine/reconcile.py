@@ -272,6 +272,8 @@ class ReconcileReport:
     resources: dict[str, ResourceCheck] = field(default_factory=dict)
     #: what could not be checked beyond single read-backs (deletions, completeness), in words
     problems: list[str] = field(default_factory=list)
+    #: events deleted for being older than ``reconciliation.keep_events_days``
+    events_pruned: int = 0
 
     def totals(self) -> dict[str, int | float]:
         """Counts over every resource, and over every confirmed item the visibility lag
@@ -286,6 +288,8 @@ class ReconcileReport:
             total.confirmations += check.confirmations
         lag = total.lag()
         figures: dict[str, int | float] = {name: getattr(total, name) for name in COUNTED}
+        if self.events_pruned:
+            figures["events_pruned"] = self.events_pruned
         if lag["items"]:
             figures |= {f"visibility_lag_{k}": lag[k]
                         for k in ("p50", "p95", "max", "resolution", "measured_finely")}

@@ -211,6 +211,9 @@ class SourceRunner:
                     report.problems.append(f"deletions at the source: not checked: {exc}")
                 for resource, n in deleted.items():
                     report.resources[resource].deleted += n
+                kept = timedelta(days=self.config.reconciliation.keep_events_days)
+                report.events_pruned = self.state.prune_events(self.source.name,
+                                                               self.clock() - kept)
             except BaseException as exc:
                 self.state.finish_run(run_id, "failed", {}, error=str(exc))
                 raise

@@ -8,7 +8,8 @@ tools give their users.
 
 The steps come from the store's events (``StateStore.events``): one per thing that happened,
 written with the ledger change. A read that changed nothing leaves no event (that would be a
-row per item per run). Items recorded before events were kept have only their ledger row:
+row per item per run). Items recorded before events were kept, or whose events reconciliation
+deleted past ``reconciliation.keep_events_days``, have only their ledger row:
 what it knows (first recorded, last accepted, first seen, the state) is told, labelled so.
 """
 
@@ -23,7 +24,8 @@ from pipelines.engine.reconcile import describe_lag, seconds_text
 from pipelines.engine.state import EventKind, ItemEvent, ItemStatus, LedgerEntry, StateStore
 
 #: how an event reconstructed from the ledger row is labelled
-FROM_LEDGER = "from the ledger row, recorded before events were kept"
+FROM_LEDGER = ("from the ledger row: before events were kept, or older than"
+               " reconciliation.keep_events_days")
 #: what becomes of a sent or held-back item, by the outcome's status
 _VERDICTS = {
     ItemStatus.QUARANTINED.value: "held back, never sent (quarantined)",

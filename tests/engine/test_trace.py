@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -124,6 +125,18 @@ def test_items_recorded_before_events_were_kept_tell_what_their_ledger_row_knows
     assert resent[0].summary == f"first recorded ({FROM_LEDGER})"
 
 
+def test_events_before_a_moment_are_deleted_for_that_source_only(store: StateStore) -> None:
+    store.record(S, R, [Outcome("1", "h", ItemStatus.ACCEPTED, "1")])
+    store.record("shop-b", R, [Outcome("1", "h", ItemStatus.ACCEPTED, "1")])
+    (recorded,) = store.events(S, R, "1")
+
+    assert store.prune_events(S, before=recorded.at) == 0  # not older than itself
+    assert store.prune_events(S, before=recorded.at + timedelta(seconds=1)) == 1
+    assert store.events(S, R, "1") == []
+    assert len(store.events("shop-b", R, "1")) == 1
+    assert store.ledger(S, R, ["1"])["1"].status == ItemStatus.ACCEPTED  # the row stays
+
+
 # -- what a person reads after real syncs
 
 
@@ -209,3 +222,25 @@ def test_a_status_that_never_shows_tells_its_resend_and_that_it_was_given_up_on(
     assert (parked.kind, parked.run_kind) == ("parked", "reconcile")
     assert parked.summary.startswith("parked for a person (still not visible after its re-sends")
     assert parked.run_id != resent.run_id  # the second reconciliation gave up
+
+
+def test_reconciliation_deletes_the_events_past_their_keeping_and_the_story_falls_back_on_the_ledger(
+    start, shop, tmp_path
+):
+    runner = runner_for(start("--visibility-delay", "0"), shop, tmp_path)
+    asyncio.run(runner.run(streams=["statuses"]))
+    asyncio.run(runner.reconcile(deadline_seconds=600))
+    entry = runner.state.entries(SOURCE, "statuses", {ItemStatus.VISIBLE}, limit=1)[0]
+    kept = story_of(runner, "statuses", entry.key)
+    before = runner.state.counts(SOURCE)
+
+    assert runner.config.reconciliation.keep_events_days == 90  # by default
+    runner.clock.advance(timedelta(days=91))  # type: ignore[attr-defined]
+    report = asyncio.run(runner.reconcile(deadline_seconds=600))
+
+    assert report.events_pruned >= len(kept.events) > 0
+    assert report.totals()["events_pruned"] == report.events_pruned
+    assert runner.state.counts(SOURCE) == before  # every item's state is kept
+    told = story_of(runner, "statuses", entry.key).events
+    assert told and all(e.from_ledger for e in told)
+    assert all(FROM_LEDGER in e.summary for e in told)

@@ -170,6 +170,8 @@ events = Table(
     Column("detail", _json()),
     # one item's story, in the order it was written
     Index("ix_shopsync_events_item", "source", "resource", "item_key", "id"),
+    # the events past their keeping (``StateStore.prune_events``)
+    Index("ix_shopsync_events_at", "source", "at"),
 )
 
 Migration = Callable[[Connection], None]
@@ -209,7 +211,15 @@ def _events(conn: Connection) -> None:
     events.create(conn, checkfirst=True)
 
 
-MIGRATIONS: list[Migration] = [_create_current, _resends, _changed_at, _readbacks, _events]
+def _events_by_time(conn: Connection) -> None:
+    """Version 6: events found by time, so that reconciliation deletes those past their
+    keeping without reading the whole table."""
+    conn.execute(text("CREATE INDEX IF NOT EXISTS ix_shopsync_events_at"
+                      " ON shopsync_events (source, at)"))
+
+
+MIGRATIONS: list[Migration] = [_create_current, _resends, _changed_at, _readbacks, _events,
+                               _events_by_time]
 
 # one lock for every schema upgrade in a PostgreSQL database: two processes opening the
 # store at once queue up instead of racing to create the same tables

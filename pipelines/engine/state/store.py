@@ -589,6 +589,14 @@ class StateStore:
         with self._connection() as conn:
             return [event_from_row(row) for row in conn.execute(query)]
 
+    def prune_events(self, source: str, before: datetime) -> int:
+        """Delete the events of ``source`` that happened before ``before``; how many. The
+        ledger rows stay: an item's state and its last moments outlive its story."""
+        with self._connection(write=True) as conn:
+            result = conn.execute(events.delete().where(events.c.source == source,
+                                                        events.c.at < before))
+        return int(result.rowcount or 0)
+
     def keys_for(self, source: str, resource: str, ident: str) -> list[str]:
         """The ledger keys ``ident`` names: itself if it is a key, else the items the source
         record of that id became (whatever their state), in key order."""

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from pipelines.engine.runner import SourceRunner
-from pipelines.engine.state import MIGRATIONS, ItemStatus, Outcome, StateStore
+from pipelines.engine.state import MIGRATIONS, ItemStatus, LedgerEntry, Outcome, StateStore
 from pipelines.engine.trace import FROM_LEDGER, Story, item_story, stories, when
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
 from tests.engine.support import woo_runner
@@ -31,6 +31,15 @@ def shop() -> Iterator[RunningFakeShop]:
 
 def runner_for(sandbox: Any, shop: RunningFakeShop, tmp_path: Any, **source: Any) -> SourceRunner:
     return woo_runner(sandbox, shop, f"sqlite:///{tmp_path}/s.db", **source)
+
+
+def synced_and_confirmed(start: Any, shop: RunningFakeShop, tmp_path: Any, stream: str
+              ) -> tuple[SourceRunner, LedgerEntry]:
+    """A runner that synced ``stream`` and confirmed it visible, and one of its items."""
+    runner = runner_for(start("--visibility-delay", "0"), shop, tmp_path)
+    asyncio.run(runner.run(streams=[stream]))
+    asyncio.run(runner.reconcile(deadline_seconds=600))
+    return runner, runner.state.entries(SOURCE, stream, {ItemStatus.VISIBLE}, limit=1)[0]
 
 
 def story_of(runner: SourceRunner, resource: str, item_id: str) -> Story:
@@ -143,10 +152,7 @@ def test_events_before_a_moment_are_deleted_for_that_source_only(store: StateSto
 def test_a_sent_and_confirmed_order_tells_its_read_its_acceptance_and_its_confirmation(
     start, shop, tmp_path
 ):
-    runner = runner_for(start("--visibility-delay", "0"), shop, tmp_path)
-    asyncio.run(runner.run(streams=["orders"]))
-    asyncio.run(runner.reconcile(deadline_seconds=600))
-    entry = runner.state.entries(SOURCE, "orders", {ItemStatus.VISIBLE}, limit=1)[0]
+    runner, entry = synced_and_confirmed(start, shop, tmp_path, "orders")
     (sync,) = [r for r in runner.state.recent_runs(SOURCE) if r.kind == "sync"]
     (reconcile,) = [r for r in runner.state.recent_runs(SOURCE) if r.kind == "reconcile"]
 
@@ -227,10 +233,7 @@ def test_a_status_that_never_shows_tells_its_resend_and_that_it_was_given_up_on(
 def test_reconciliation_deletes_the_events_past_their_keeping_and_the_story_falls_back_on_the_ledger(
     start, shop, tmp_path
 ):
-    runner = runner_for(start("--visibility-delay", "0"), shop, tmp_path)
-    asyncio.run(runner.run(streams=["statuses"]))
-    asyncio.run(runner.reconcile(deadline_seconds=600))
-    entry = runner.state.entries(SOURCE, "statuses", {ItemStatus.VISIBLE}, limit=1)[0]
+    runner, entry = synced_and_confirmed(start, shop, tmp_path, "statuses")
     kept = story_of(runner, "statuses", entry.key)
     before = runner.state.counts(SOURCE)
 

@@ -34,7 +34,7 @@ def runner_for(sandbox: Any, shop: RunningFakeShop, tmp_path: Any, **source: Any
 
 
 def synced_and_confirmed(start: Any, shop: RunningFakeShop, tmp_path: Any, stream: str
-              ) -> tuple[SourceRunner, LedgerEntry]:
+                         ) -> tuple[SourceRunner, LedgerEntry]:
     """A runner that synced ``stream`` and confirmed it visible, and one of its items."""
     runner = runner_for(start("--visibility-delay", "0"), shop, tmp_path)
     asyncio.run(runner.run(streams=[stream]))

@@ -12,7 +12,7 @@ stays.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime
 
 from connectors.marketing.client import MarketingClient
@@ -69,6 +69,12 @@ def own_resources(resources: Iterable[str]) -> list[str]:
     return ordered[flat[-1]:] if flat else ordered
 
 
+def _batches(ids: list[str]) -> Iterator[list[str]]:
+    """``ids`` in bulk deletes of ``DELETE_BATCH`` (a product's thousands of images too)."""
+    for start in range(0, len(ids), DELETE_BATCH):
+        yield ids[start:start + DELETE_BATCH]
+
+
 async def delete_records(
     *, state: StateStore, client: MarketingClient | None, source: str,
     resources: Iterable[str], record_ids: Collection[str],
@@ -89,9 +95,8 @@ async def delete_records(
         if client is None:
             continue
         if spec.parent_field is None:
-            ids = sorted({key.split("|", 1)[0] for key in keys})
-            for start in range(0, len(ids), DELETE_BATCH):
-                await client.bulk_delete(resource, ids[start:start + DELETE_BATCH])
+            for batch in _batches(sorted({key.split("|", 1)[0] for key in keys})):
+                await client.bulk_delete(resource, batch)
         else:  # nested: deleted under each parent named in the payload sent
             entries = state.ledger(source, resource, keys)
             by_parent: dict[str, set[str]] = {}
@@ -103,6 +108,7 @@ async def delete_records(
                 if parent is not None:
                     by_parent.setdefault(str(parent), set()).add(entry.key.split("|", 1)[0])
             for parent, ids_ in by_parent.items():
-                await client.bulk_delete(resource, sorted(ids_), parent_id=parent)
+                for batch in _batches(sorted(ids_)):
+                    await client.bulk_delete(resource, batch, parent_id=parent)
         state.mark(source, resource, keys, ItemStatus.DELETED)
     return deleted

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.sync_api import Page, Response, expect
@@ -35,11 +35,12 @@ class Launch:
 
 @dataclass
 class Materialization:
-    """What an asset's Status section says of its latest materialization."""
+    """What an asset's Status section says of its latest materialization (or of the latest
+    attempt, when that failed)."""
 
     run_id: str
-    when: str  # "10 seconds ago"
-    icon: str  # "run_success"
+    tag: str  # "Failed in 9fc93f4b"; the run's link alone ("10 seconds ago") when it succeeded
+    icon: str  # "run_success", "check_failed"
 
 
 @dataclass
@@ -64,15 +65,9 @@ class DagsterUI:
     page: Page
     url: str
     shots: Screenshots
-    timings: dict[str, float] = field(default_factory=dict)
 
     def goto(self, path: str) -> None:
         self.page.goto(self.url + path)
-
-    def timed(self, what: str, seconds: float) -> None:
-        """Keep a measured time, and print it (``pytest -s``) at once."""
-        self.timings[what] = seconds
-        print(f"{what}: {seconds:.1f} s")
 
     # -- the code location --------------------------------------------------------------------
 
@@ -128,7 +123,9 @@ class DagsterUI:
     def run_duration(self) -> float:
         """The run's duration as its page shows it (H:MM:SS): from its start to its end,
         without the launch and the queue before it."""
-        shown = self.page.get_by_text(re.compile(r"^\d+:\d\d:\d\d$")).first
+        clock = self.page.get_by_role("img", name="timer", exact=True)
+        shown = self.page.locator("div").filter(has=clock).filter(
+            has_text=re.compile(r"^\d+:\d\d:\d\d$")).last  # the header's tag, not a step's
         expect(shown).to_be_visible(timeout=SHOWN)
         hours, minutes, seconds = (int(part) for part in shown.inner_text().split(":"))
         return hours * 3600 + minutes * 60 + seconds
@@ -161,15 +158,30 @@ class DagsterUI:
         return Launch(found.group(1), clicked)
 
     def run_steps(self, status: str = "Succeeded") -> list[str]:
-        """The steps the run's page lists under ``status`` (its side panel, opened)."""
+        """The steps the run's page lists under ``status`` ("Errored", "Not executed"…: its
+        side panel's sections, opened when closed)."""
         header = self.page.get_by_text(re.compile(rf"^{status} \(\d+\)$"))
         expect(header).to_be_visible(timeout=SHOWN)
         count = int(re.findall(r"\d+", header.inner_text())[0])
-        header.click()
-        panel = self.page.locator(f'[id="{header.locator("..").get_attribute("aria-controls")}"]')
+        bar = header.locator("..")
+        if bar.get_attribute("aria-expanded") != "true":
+            header.click()
+        panel = self.page.locator(f'[id="{bar.get_attribute("aria-controls")}"]')
         steps = panel.get_by_text(re.compile(r"^\w+$"))
         expect(steps).to_have_count(count, timeout=SHOWN)
         return [step.inner_text() for step in steps.all()]
+
+    def step_failures(self) -> list[str]:
+        """The run's log filtered to its step failures (typed in the log's filter box, as a
+        person would): each failure's message, which names the step and the error."""
+        box = self.page.get_by_placeholder("Filter…")
+        box.fill("type:STEP_FAILURE")
+        box.press("Enter")
+        tags = self.page.get_by_text("STEP_FAILURE", exact=True)
+        expect(tags.first).to_be_visible(timeout=SHOWN)
+        # a row: its event type's column, then the message's
+        return [tag.locator("xpath=../../following-sibling::div[1]").inner_text()
+                for tag in tags.all()]
 
     # -- automation ---------------------------------------------------------------------------
 
@@ -223,13 +235,26 @@ class AssetPage:
         tag = self.page.locator("div").filter(has=label).filter(has=link).last
         found = RUN_PAGE.search(link.get_attribute("href") or "")
         assert found is not None, link.get_attribute("href")
-        return Materialization(run_id=found.group(1), when=link.inner_text(),
+        shown = " ".join(tag.locator("div").filter(has=link).last.inner_text().split())
+        return Materialization(run_id=found.group(1), tag=shown,
                                icon=tag.get_by_role("img").first.get_attribute("aria-label") or "")
+
+    def failed_attempt(self) -> tuple[str, str]:
+        """The Events tab of an asset whose latest attempt failed: its alert ("Run 9fc93f4b
+        failed, and did not materialize this asset.") and what its selected event, the latest
+        materialization, says of itself ("Materialized in run 2b81c8f7")."""
+        self.tab("Events")
+        alert = self.page.get_by_text(re.compile(r"^Run \w+ failed"))
+        latest = self.page.get_by_text(re.compile(r"^Materialized in run \w+$"))
+        expect(alert).to_be_visible(timeout=SHOWN)
+        expect(latest.first).to_be_visible(timeout=SHOWN)
+        return alert.inner_text().strip(), latest.first.inner_text().strip()
 
     def metadata(self, key: str, shot: str | None = None) -> str:
         """The value of a key in the latest materialization's metadata table, as shown; a
         value shown behind "[Show Markdown]" or "[Show JSON]" is opened and read (and
         screenshot as ``shot``)."""
+        self.tab("Overview")
         row = self.page.get_by_role("row").filter(
             has=self.page.get_by_role("cell", name=key, exact=True)).first
         expect(row).to_be_visible(timeout=SHOWN)

@@ -11,7 +11,7 @@ from starlette.responses import Response
 from sandbox.shops import hosting
 from sandbox.shops.woocommerce import fake_api
 from sandbox.shops.woocommerce.data import Row
-from sandbox.shops.woocommerce.errors import WooError, invalid_id, no_route
+from sandbox.shops.woocommerce.errors import WooError, failing_listing, invalid_id, no_route
 from sandbox.shops.woocommerce.guard import Gate
 from sandbox.shops.woocommerce.http import require_auth, respond, with_links
 from sandbox.shops.woocommerce.listing import only_fields, pagination_headers, select
@@ -24,6 +24,8 @@ from sandbox.shops.woocommerce.store import Store
 
 def _collection(request: Request, resource: str, scope: Any = None) -> Response:
     store = require_auth(request, listing=True)
+    if resource in store.failing:
+        raise failing_listing(store.failing[resource])
     params = parse(request.query_params, resource)
     rows, total = select(store, resource, params, scope)
     body = [only_fields(with_links(request, resource, r, store.record(resource, r)),

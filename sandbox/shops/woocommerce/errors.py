@@ -66,5 +66,16 @@ def cannot_view(listing: bool) -> WooError:
     return WooError(401, "woocommerce_rest_cannot_view", message)
 
 
+def failing_listing(status: int) -> WooError:
+    """What a listing made to fail (``POST /__fake__/{resource}/fail``) answers: WordPress's
+    own error for that status (a key without read access: 401/403, ``cannot list``)."""
+    if status in (401, 403):
+        return WooError(status, "woocommerce_rest_cannot_view", "Sorry, you cannot list resources.")
+    if status >= 500:
+        return WooError(status, "internal_server_error",
+                        "There has been a critical error on this website.")
+    return WooError(status, "rest_error", "The listing was made to fail (/__fake__).")
+
+
 def authentication_error(message: str) -> WooError:
     return WooError(401, "woocommerce_rest_authentication_error", message)

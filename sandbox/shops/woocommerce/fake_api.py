@@ -1,5 +1,6 @@
 """The fake's own API under ``/__fake__`` (not WooCommerce): lets tests change the shop
-between reads and move its clock. Authenticated like the REST API, never faulted.
+between reads, move its clock and make one resource's listing fail. Authenticated like the
+REST API, never faulted.
 
     GET    /__fake__/clock                    {"now": "...", "frozen": bool}
     POST   /__fake__/clock                    {"now": "2025-07-01T12:00:00" | null, "advance": 5}
@@ -16,6 +17,10 @@ between reads and move its clock. Authenticated like the REST API, never faulted
                                               good; without it orders, products, variations
                                               and coupons go to the trash, customers and
                                               categories are refused (501)
+    POST   /__fake__/{resource}/fail          {"status": 401}: its listing answers that status
+                                              (WordPress's error for it) until cleared, as a
+                                              key that lost read access would see
+    DELETE /__fake__/{resource}/fail          its listing answers again
 
 Resources: orders, products, variations, customers, coupons, categories. Times without a
 zone are GMT. A variation's change bumps its product too.
@@ -105,6 +110,25 @@ async def touch_many(request: Request, resource: str) -> Response:
     at = _gmt(body["at"]) if body.get("at") else store.now()
     touched = [store.touch(resource, int(i), at).id for i in body.get("ids", [])]
     return respond({"touched": touched, "date_modified_gmt": store.gmt_text(at)})
+
+
+@router.post("/{resource}/fail")
+async def fail(request: Request, resource: str) -> Response:
+    """Make the resource's listing answer ``status`` from now on: a step that reads it fails,
+    the others run (what a failed run must show)."""
+    store = _resource(request, resource)
+    status = (await json_object(request)).get("status")
+    if not isinstance(status, int) or not 400 <= status <= 599:
+        raise WooError(400, "fake_invalid_status", f"status must be 400 to 599, not {status!r}")
+    store.failing[resource] = status
+    return respond({"resource": resource, "failing": status})
+
+
+@router.delete("/{resource}/fail")
+async def clear_failure(request: Request, resource: str) -> Response:
+    store = _resource(request, resource)
+    store.failing.pop(resource, None)
+    return respond({"resource": resource, "failing": None})
 
 
 @router.post("/{resource}/{record_id:int}/touch")

@@ -71,6 +71,8 @@ class Store(Clock):
         self.sellable = generated.sellable
         self.negative = generated.negative
         self.next_post_id = generated.next_post_id
+        #: resource -> the status its listing answers until cleared (``/__fake__/…/fail``)
+        self.failing: dict[str, int] = {}
         self.children: dict[int, list[int]] = defaultdict(list)
         for v in self.tables["variations"].rows.values():
             self.children[v.parent].append(v.id)

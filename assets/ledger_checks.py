@@ -1,20 +1,22 @@
 """Checks about the state, not about a run: what the ledger still holds back.
 
 Every sync asset has three: ``nothing_quarantined``, ``nothing_rejected`` and
-``nothing_parked``, each counting the items in that state now, whatever the last run did —
-a clean backfill does not turn them green while older items are still held back. They are
-one multi-asset check per source, run after the sync assets in the sync job and again in the
-reconciliation job (which moves items between these states).
+``nothing_parked``, each counting the items of its resource in that state in the ledger, whatever
+the last run did — a clean backfill does not turn them green while older items are still held
+back. The step that syncs an asset evaluates them as it ends, so that a failed step leaves
+the checks of every other asset true: a check in a step of its own, after all of them, would
+not run once one failed, and Dagster would show every asset's state checks as failed.
+
+The reconciliation report has the same three over every resource of its source: a
+reconciliation moves items between these states (it parks what never arrived), and says so
+there at once rather than at the next sync.
 """
 
-
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import dagster as dg
 
 from assets.metadata import reasons_table
-from assets.reconciliation import reconciliation_key
-from pipelines.engine.config import Config, Source
 from pipelines.engine.report import top_reasons
 from pipelines.engine.state import ItemStatus, StateStore
 
@@ -22,60 +24,78 @@ from pipelines.engine.state import ItemStatus, StateStore
 STATE_CHECKS: dict[str, tuple[ItemStatus, str]] = {
     "nothing_quarantined": (
         ItemStatus.QUARANTINED,
-        "State (the ledger now, not one run): items held back before sending because they"
-        " failed validation — fix the source or the mapping; `shopsync rejections list"
-        " --state quarantined`"),
+        "items held back before sending because they failed validation — fix the source or"
+        " the mapping; `shopsync rejections list --state quarantined`"),
     "nothing_rejected": (
         ItemStatus.REJECTED,
-        "State (the ledger now, not one run): items the API refused and that are still"
-        " refused — `shopsync rejections list`"),
+        "items the API refused and that are still refused — `shopsync rejections list`"),
     "nothing_parked": (
         ItemStatus.PARKED,
-        "State (the ledger now, not one run): items given up on after their re-sends or"
-        " rejections — `shopsync rejections retry` sends them again"),
+        "items given up on after their re-sends or rejections — `shopsync rejections retry`"
+        " sends them again"),
 }
+#: when the checks of a sync asset and of the reconciliation report are evaluated
+_OF_ASSET = "State (the ledger when this asset's sync step ended, not what the run did): "
+_OF_SOURCE = ("State (the ledger when this reconciliation ended, every resource of the"
+              " source): ")
 
 
-def state_checks_name(source: Source) -> str:
-    return f"{source.name}__ledger_state"
+def state_check_specs(key: dg.AssetKey, *, whole_source: bool = False
+                      ) -> list[dg.AssetCheckSpec]:
+    """The three state checks of the asset ``key``: a sync asset's, or with ``whole_source``
+    the reconciliation report's."""
+    when = _OF_SOURCE if whole_source else _OF_ASSET
+    return [dg.AssetCheckSpec(name, asset=key, description=when + meaning)
+            for name, (_, meaning) in STATE_CHECKS.items()]
 
 
-def state_checks(config: Config, source: Source,
-                 keys: dict[str, dg.AssetKey]) -> dg.AssetChecksDefinition:
-    """The state checks of every synced resource (``keys``: resource -> asset key)."""
-    # after the reconciliation report when both run (the reconciliation job): it moves items
-    # between the states these count
-    specs = [dg.AssetCheckSpec(name, asset=key, description=description,
-                               additional_deps=[reconciliation_key(source)])
-             for key in keys.values() for name, (_, description) in STATE_CHECKS.items()]
+def state_check_results(state: StateStore, source: str, keys: Mapping[str, dg.AssetKey]
+                        ) -> dict[str, list[dg.AssetCheckResult]]:
+    """Resource -> its three state checks evaluated now (``keys``: resource -> asset key):
+    the counts, and for what is held back its top reasons and one item to trace."""
+    counts = state.counts(source)  # one query for every resource
+    return {resource: list(_results(state, source, resource, key, counts.get(resource, {})))
+            for resource, key in keys.items()}
 
-    @dg.multi_asset_check(specs=specs, name=state_checks_name(source),
-                          description=f"What the ledger of {source.name} still holds back,"
-                                      " per resource (quarantined, rejected, parked)")
-    def _check(context: dg.AssetCheckExecutionContext) -> Iterator[dg.AssetCheckResult]:
-        state = StateStore(config.state_url or StateStore.default_url())
-        try:
-            by_resource = state.counts(source.name)  # one query for every resource
-            for resource, key in keys.items():
-                counts = by_resource.get(resource, {})
-                for name, (status, _) in STATE_CHECKS.items():
-                    held = int(counts.get(status, 0))
-                    metadata: dict[str, dg.MetadataValue] = {
-                        status.value: dg.MetadataValue.int(held)}
-                    if held:
-                        metadata["top reasons"] = reasons_table(
-                            top_reasons(state, source.name, resource, states=(status,)))
-                        (first,) = state.entries(source.name, resource, {status}, limit=1)
-                        metadata["one item's story"] = dg.MetadataValue.text(
-                            f"shopsync trace --source {source.name} --resource {resource}"
-                            f" '{first.key}'")
-                    yield dg.AssetCheckResult(
-                        asset_key=key, check_name=name, passed=held == 0,
-                        severity=dg.AssetCheckSeverity.WARN, metadata=metadata,
-                        description=f"{held} {resource} {status.value} in the ledger"
-                                    if held else f"no {resource} {status.value}",
-                    )
-        finally:
-            state.close()
 
-    return _check
+def source_state_results(state: StateStore, source: str, key: dg.AssetKey
+                         ) -> list[dg.AssetCheckResult]:
+    """The three state checks of the reconciliation report ``key``: over every resource of
+    ``source``, with the counts per resource."""
+    counts = state.counts(source)
+    results = []
+    for name, (status, _) in STATE_CHECKS.items():
+        held = {resource: n for resource, by in sorted(counts.items())
+                if (n := int(by.get(status, 0)))}
+        metadata: dict[str, dg.MetadataValue] = {status.value: dg.MetadataValue.int(
+            sum(held.values()))}
+        if held:
+            metadata[f"{status.value} by resource"] = dg.MetadataValue.table(
+                records=[dg.TableRecord({"resource": r, "items": n}) for r, n in held.items()],
+                schema=dg.TableSchema(columns=[dg.TableColumn("resource", "string"),
+                                               dg.TableColumn("items", "int")]))
+        results.append(dg.AssetCheckResult(
+            asset_key=key, check_name=name, passed=not held,
+            severity=dg.AssetCheckSeverity.WARN, metadata=metadata,
+            description=", ".join(f"{n} {r}" for r, n in held.items()) + f" {status.value}"
+                        f" in the ledger" if held else f"nothing {status.value}"))
+    return results
+
+
+def _results(state: StateStore, source: str, resource: str, key: dg.AssetKey,
+             counts: Mapping[str, int]) -> Iterator[dg.AssetCheckResult]:
+    for name, (status, _) in STATE_CHECKS.items():
+        held = int(counts.get(status, 0))
+        metadata: dict[str, dg.MetadataValue] = {status.value: dg.MetadataValue.int(held)}
+        if held:
+            metadata["top reasons"] = reasons_table(
+                top_reasons(state, source, resource, states=(status,)))
+            (first,) = state.entries(source, resource, {status}, limit=1)
+            metadata["one item's story"] = dg.MetadataValue.text(
+                f"shopsync trace --source {source} --resource {resource} '{first.key}'")
+        yield dg.AssetCheckResult(
+            asset_key=key, check_name=name, passed=held == 0,
+            severity=dg.AssetCheckSeverity.WARN, metadata=metadata,
+            description=f"{held} {resource} {status.value} in the ledger"
+                        if held else f"no {resource} {status.value}",
+        )

@@ -9,6 +9,7 @@ from typing import Any
 import dagster as dg
 from dagster import AssetExecutionContext
 
+from assets.ledger_checks import source_state_results, state_check_specs
 from assets.secrets import SourceSecrets, secrets_key
 from connectors.marketing.errors import MarketingApiError
 from connectors.sources.base import SourceError
@@ -87,6 +88,7 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         kinds={"api"},
         required_resource_keys={secrets_key(source)},
         check_specs=[
+            *state_check_specs(key, whole_source=True),
             dg.AssetCheckSpec(RUN_VISIBLE, asset=key,
                               description="Run: accepted items this reconciliation found still"
                                           " not visible past their deadline (sent again)"),
@@ -122,6 +124,7 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
             except (MarketingApiError, SourceError) as exc:
                 not_checked.append(f"completeness: {exc}")
             summary = summarize(state, source.name)
+            held = source_state_results(state, source.name, key)
         finally:
             state.close()
         not_checked = audited.not_checked() + report.not_checked() + not_checked
@@ -161,6 +164,7 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         yield dg.MaterializeResult(
             metadata=metadata,
             check_results=[
+                *held,
                 dg.AssetCheckResult(
                     check_name=RUN_VISIBLE, passed=int(totals.get("resent", 0)) == 0,
                     severity=dg.AssetCheckSeverity.WARN,

@@ -6,8 +6,8 @@ materializes. The assets are not partitioned (the README says why): a run of the
 sync job is the incremental sync from the stored cursors, or — given a window in the
 ``sync_window`` resource — a backfill of that window, which leaves the cursors alone.
 
-Checks on the asset itself are about the run (``run_rejections``, ``run_quality``); the
-checks about what the ledger still holds back are in ``assets.ledger_checks``.
+Each asset has checks about the run (``run_rejections``, ``run_quality``) and, evaluated as
+its step ends, checks about what the ledger still holds back (``assets.ledger_checks``).
 """
 
 
@@ -18,6 +18,7 @@ import dagster as dg
 from dagster import AssetExecutionContext
 
 from assets.graph import REFERS_TO
+from assets.ledger_checks import state_check_results, state_check_specs
 from assets.metadata import metadata_of
 from assets.secrets import SourceSecrets, secrets_key
 from assets.window import WINDOW_KEY, SyncWindow, describe
@@ -126,6 +127,7 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
                         " the ledger holds for every item (`ledger: …`).",
         ))
         check_specs += [
+            *state_check_specs(key),
             dg.AssetCheckSpec(RUN_REJECTIONS, asset=key,
                               description=f"Run: {resource} items the API refused in this"
                                           " run (an error over `alerts.max_rejection_rate`)"),
@@ -155,12 +157,14 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
                 (report,) = asyncio.run(runner.run([stream], window=window))
             except SyncStopped as exc:
                 raise stopped_failure(exc) from None
-            for resource in resources:
-                key = asset_key(source, resource)
+            keys = {resource: asset_key(source, resource) for resource in resources}
+            held = state_check_results(state, source.name, keys)
+            for resource, key in keys.items():
                 yield dg.MaterializeResult(
                     asset_key=key,
                     metadata=metadata_of(report, resource, state, source, window),
-                    check_results=[rejections_check_of(report, resource, key,
+                    check_results=[*held[resource],
+                                   rejections_check_of(report, resource, key,
                                                        config.alerts.max_rejection_rate),
                                    quality_check_of(report, resource, key)],
                 )

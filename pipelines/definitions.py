@@ -19,10 +19,9 @@ from collections.abc import Mapping
 import dagster as dg
 
 from assets.alerts import alerts_sensor, failed_runs_sensor
-from assets.ledger_checks import state_checks
 from assets.reconciliation import reconciliation_asset
 from assets.secrets import secrets_for, secrets_key
-from assets.sync import asset_key, stream_asset
+from assets.sync import stream_asset
 from assets.window import WINDOW_KEY, SyncWindow
 from pipelines.engine.config import (
     CONFIG_ENV,
@@ -52,12 +51,11 @@ def _sync_schedule(config: Config, source: Source,
 
 
 def build_definitions(config: Config) -> dg.Definitions:
-    """Per source: its sync assets, the ledger's state checks, a reconciliation report; a sync
+    """Per source: its sync assets (with their checks), a reconciliation report; a sync
     job and a reconciliation job with their schedules. Jobs run their steps in one process:
     a step is seconds of work, and a process per step would pay the interpreter's start and
     the great-expectations import again for each."""
     assets: list[dg.AssetsDefinition] = []
-    checks: list[dg.AssetChecksDefinition] = []
     resources: dict[str, dg.ConfigurableResource] = {WINDOW_KEY: SyncWindow()}
     jobs = []
     schedules = []
@@ -70,9 +68,6 @@ def build_definitions(config: Config) -> dg.Definitions:
             asset = stream_asset(config, source, stream, stream_resources, produced)
             assets.append(asset)
             synced += list(asset.keys)
-        ledger = state_checks(config, source, {r: asset_key(source, r)
-                                               for rs in plan.values() for r in rs})
-        checks.append(ledger)
         report = reconciliation_asset(config, source, synced)
         assets.append(report)
         resources[secrets_key(source)] = secrets_for(config, source)
@@ -81,18 +76,19 @@ def build_definitions(config: Config) -> dg.Definitions:
             executor_def=dg.in_process_executor,
             description=f"Sync {source.name} into the Marketing API: the incremental sync from"
                         " the stored cursors; set `resources.sync_window.config` start and end"
-                        " (YYYY-MM-DD) in the Launchpad to backfill a window instead. Then the"
-                        " ledger's state checks.")
+                        " (YYYY-MM-DD) in the Launchpad to backfill a window instead. Each"
+                        " step ends with its assets' checks: the run's, and the ledger's"
+                        " state.")
         jobs.append(job)
         if source.schedule:
             schedules.append(_sync_schedule(config, source, job))
         check = dg.define_asset_job(
             f"{source.name}_reconcile",
-            selection=dg.AssetSelection.assets(report) | dg.AssetSelection.checks(ledger),
+            selection=dg.AssetSelection.assets(report),
             executor_def=dg.in_process_executor,
             description=f"Reconcile {source.name}: read accepted items back, re-send what is"
-                        " missing, audit a sample of what is visible, then the ledger's state"
-                        " checks.")
+                        " missing, audit a sample of what is visible; its report's checks say"
+                        " what the ledger of the whole source still holds back.")
         jobs.append(check)
         schedules.append(dg.ScheduleDefinition(
             name=f"{source.name}_reconcile_schedule", job=check,
@@ -104,7 +100,7 @@ def build_definitions(config: Config) -> dg.Definitions:
     sensor_status = (dg.DefaultSensorStatus.RUNNING if config.automation
                      else dg.DefaultSensorStatus.STOPPED)
     return dg.Definitions(
-        assets=assets, asset_checks=checks, resources=resources, jobs=jobs,
+        assets=assets, resources=resources, jobs=jobs,
         schedules=schedules,
         sensors=[failed_runs_sensor(config, sensor_status), alerts_sensor(config, sensor_status)],
     )

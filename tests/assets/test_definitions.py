@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import dagster as dg
+import httpx
 import pytest
 
 from pipelines.definitions import build_definitions, load_definitions
@@ -250,7 +251,29 @@ def test_the_reconciliation_report_shows_tables_and_reevaluates_the_state_checks
     checks = checks_of(result)
     assert checks[("woo/reconciliation", "run_visible_by_deadline")] is True
     assert checks[("woo/reconciliation", "run_audit_matches_destination")] is True
+    # the ledger of the whole source as the reconciliation left it
+    assert checks[("woo/reconciliation", "nothing_quarantined")] is False
+    assert checks[("woo/reconciliation", "nothing_parked")] is True
+    (held,) = [c for c in result.get_asset_check_evaluations()
+               if c.check_name == "nothing_quarantined"]
+    assert {r.data["resource"] for r in held.metadata["quarantined by resource"].records} >= {
+        "customers"}
+
+
+def test_a_failed_step_leaves_the_checks_of_the_other_steps_assets_evaluated(live):
+    shop = httpx.Client(base_url=f"{live.sources[0].connection.url}/__fake__",
+                        auth=(os.environ["T_DG_WC_KEY"], os.environ["T_DG_WC_SECRET"]))
+    with shop:
+        shop.post("/orders/fail", json={"status": 401}).raise_for_status()
+        result = _run(live, raise_on_error=False)
+
+    assert not result.success
+    (failed,) = {e.step_key for e in result.get_step_failure_events()}
+    assert failed == "woo__carriers_orders"
+    checks = checks_of(result)
+    assert checks[("woo/products", "nothing_rejected")] is True  # evaluated in its own step
     assert checks[("woo/customers", "nothing_quarantined")] is False
+    assert not [key for key in checks if key[0] in ("woo/orders", "woo/carriers")]
 
 
 def test_a_failed_run_is_reported_with_its_first_failing_step_and_its_error(live, monkeypatch):

@@ -62,11 +62,10 @@ UPSTREAM = {
     "addresses": {"customers"},
 }
 #: the sync's steps, named after what they materialize (the orders come last: they refer to
-#: everything else); then the state checks, after all of them
+#: everything else); each ends with its assets' checks
 ORDERS_STEP = f"{SOURCE}__carriers_orders"
 BEFORE_ORDERS = {f"{SOURCE}__{step}" for step in (
     "categories", "customers_addresses", "statuses", "products_variations_images", "vouchers")}
-STATE_STEP = f"{SOURCE}__ledger_state"
 #: a backfill window of the fake shop's history with orders in it and none held back
 BACKFILL = ("2025-06-01", "2025-06-12")
 BACKFILL_CONFIG = (f'resources:\n  sync_window:\n    config:\n      start: "{BACKFILL[0]}"\n'
@@ -109,7 +108,7 @@ def test_a_sync_launched_from_the_ui_succeeds_with_steps_named_after_what_they_m
 
     steps = ui.run_steps("Succeeded")
     ui.shots.take(ui.page, "sync-run-steps")
-    assert set(steps) == BEFORE_ORDERS | {ORDERS_STEP, STATE_STEP}, steps
+    assert set(steps) == BEFORE_ORDERS | {ORDERS_STEP}, steps
     assert "demo_shop__coupons" not in steps  # the stream's name: it materializes vouchers
 
 
@@ -178,6 +177,9 @@ def test_a_reconciliation_launched_from_the_ui_shows_its_report(
     assert all(row["accepted"] == "0" for row in states.values()), states
     text = report.metadata("report (Markdown)", shot="reconciliation-report")
     assert "Held back (top reasons)" in text and BAD_EMAIL in text
+    checks = report.open_checks()  # the ledger of the whole source, as it ended
+    assert (checks["nothing_quarantined"], checks["nothing_parked"]) == ("Failed", "Succeeded")
+    ui.shots.take(ui.page, "reconciliation-checks")
 
 
 def test_a_backfill_launched_from_the_launchpad_with_a_window_succeeds(
@@ -225,7 +227,6 @@ def test_a_sync_whose_orders_the_shop_refuses_fails_at_their_step_alone_with_the
 
     assert ui.run_steps("Errored") == [ORDERS_STEP]
     assert set(ui.run_steps("Succeeded")) == BEFORE_ORDERS
-    assert ui.run_steps("Not executed") == [STATE_STEP]
     (failure,) = ui.step_failures()
     assert f'op "{ORDERS_STEP}"' in failure and REFUSED in failure, failure
     ui.shots.take(ui.page, "failed-run-step-failure")
@@ -254,10 +255,6 @@ def test_a_failed_run_marks_only_what_failed(ui: DagsterUI, journey: Journey) ->
     ui.shots.take(ui.page, "orders-events-after-failure")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "the ledger's state checks of a source are one step after all its sync steps"
-    " (assets/ledger_checks.py): a failed orders step skips it, and Dagster then shows every"
-    " asset's state checks as failed ('Execution failed'), products' included"))
 def test_a_failed_run_leaves_the_state_checks_of_what_it_did_not_fail_as_they_were(
         ui: DagsterUI, journey: Journey) -> None:
     needs(journey.failed, "the failed run", by="the refused orders test")

@@ -58,27 +58,28 @@ def state_check_results(state: StateStore, source: str, keys: Mapping[str, dg.As
             for resource, key in keys.items()}
 
 
-def source_state_results(state: StateStore, source: str, key: dg.AssetKey
+def source_state_results(counts: Mapping[str, Mapping[str, int]], key: dg.AssetKey
                          ) -> list[dg.AssetCheckResult]:
-    """The three state checks of the reconciliation report ``key``: over every resource of
-    ``source``, with the counts per resource."""
-    counts = state.counts(source)
+    """The three state checks of the reconciliation report ``key``, from the ledger's
+    ``counts`` of every resource of its source (resource -> state -> items), with the counts
+    per resource."""
     results = []
     for name, (status, _) in STATE_CHECKS.items():
         held = {resource: n for resource, by in sorted(counts.items())
                 if (n := int(by.get(status, 0)))}
         metadata: dict[str, dg.MetadataValue] = {status.value: dg.MetadataValue.int(
             sum(held.values()))}
+        description = f"nothing {status.value}"
         if held:
             metadata[f"{status.value} by resource"] = dg.MetadataValue.table(
                 records=[dg.TableRecord({"resource": r, "items": n}) for r, n in held.items()],
                 schema=dg.TableSchema(columns=[dg.TableColumn("resource", "string"),
                                                dg.TableColumn("items", "int")]))
+            description = (", ".join(f"{n} {r}" for r, n in held.items())
+                           + f" {status.value} in the ledger")
         results.append(dg.AssetCheckResult(
             asset_key=key, check_name=name, passed=not held,
-            severity=dg.AssetCheckSeverity.WARN, metadata=metadata,
-            description=", ".join(f"{n} {r}" for r, n in held.items()) + f" {status.value}"
-                        f" in the ledger" if held else f"nothing {status.value}"))
+            severity=dg.AssetCheckSeverity.WARN, metadata=metadata, description=description))
     return results
 
 

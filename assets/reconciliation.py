@@ -124,7 +124,7 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
             except (MarketingApiError, SourceError) as exc:
                 not_checked.append(f"completeness: {exc}")
             summary = summarize(state, source.name)
-            held = source_state_results(state, source.name, key)
+            held = source_state_results(summary.items, key)  # the counts just read
         finally:
             state.close()
         not_checked = audited.not_checked() + report.not_checked() + not_checked

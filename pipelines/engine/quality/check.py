@@ -94,13 +94,17 @@ def _compile(resource: str, after_models: bool) -> _Compiled | None:
         return _compiled[resource, after_models]
 
 
-def prepare(resources: Iterable[str]) -> threading.Thread:
+def prepare(resources: Iterable[str]) -> threading.Thread | None:
     """Import GX and plan the suites of ``resources`` in a thread, while the caller goes on
     reading: the import is seconds of CPU that would otherwise stall the first chunk. The
-    first ``check_items`` of a resource waits for its plan (the lock), never plans it twice."""
+    first ``check_items`` of a resource waits for its plan (the lock), never plans it twice.
+    None when every suite is planned already (every step of a run after the first)."""
+    todo = [r for r in resources if (r, True) not in _compiled]
+    if not todo:
+        return None
 
     def plan_all() -> None:
-        for resource in resources:
+        for resource in todo:
             _compile(resource, True)
 
     thread = threading.Thread(target=plan_all, name="quality-prepare", daemon=True)

@@ -12,9 +12,11 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from sandbox.marketing.errors import ApiError
+from sandbox.marketing.errors import ApiError, validated
 from sandbox.marketing.faults import FaultInjection
-from sandbox.marketing.http import OrjsonResponse, ok, shop
+from sandbox.marketing.guards import BodyGuard
+from sandbox.marketing.http import OrjsonResponse, json_object, ok, shop
+from sandbox.marketing.limits import CLOCK_END, MAX_CLOCK_ADVANCE
 from sandbox.marketing.openapi import describe
 from sandbox.marketing.persistence import InMemory, SqliteFile
 from sandbox.marketing.routes import (
@@ -35,7 +37,8 @@ OPENAPI_PATH = "/openapi.json"
 class ClockMove(BaseModel):
     """The body of ``POST /_sandbox/clock``."""
 
-    advance: float = Field(ge=0, description="seconds to move the sandbox's clock forward")
+    advance: float = Field(ge=0, le=MAX_CLOCK_ADVANCE,
+                           description="seconds to move the sandbox's clock forward")
 
 
 def create_app(settings: SandboxSettings | None = None) -> FastAPI:
@@ -66,6 +69,8 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
     # mypy refuses assignments to methods
     app.openapi = lambda: describe(app)  # type: ignore[method-assign]
     app.add_middleware(FaultInjection, store=store)
+    # outermost: a body too large or not JSON is refused before anything else runs
+    app.add_middleware(BodyGuard)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> OrjsonResponse:
@@ -105,12 +110,18 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
         }
 
     if settings.manual_clock:
+        clock_body = {"requestBody": {"required": True, "content": {
+            "application/json": {"schema": ClockMove.model_json_schema()}}}}
+
         @app.post("/_sandbox/clock", tags=["sandbox"], summary="move the manual clock forward",
-                  dependencies=[Depends(shop)])
-        async def move_clock(move: ClockMove) -> Any:
+                  dependencies=[Depends(shop)], openapi_extra=clock_body)
+        async def move_clock(request: Request) -> Any:
             """With ``--manual-clock`` only: advance the clock that pending writes are
             applied by (every shop's; any shop's key may move it), so a test passes the
             visibility delay at once. Not part of the real API."""
+            move = validated(ClockMove, await json_object(request))
+            if store.clock.now() + move.advance > CLOCK_END:
+                raise ApiError(400, "advance: the clock would pass the year 9999")
             now = datetime.fromtimestamp(store.clock.advance(move.advance), UTC)
             return ok({"now": now.isoformat(timespec="milliseconds").replace("+00:00", "Z")})
 

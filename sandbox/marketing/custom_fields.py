@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
@@ -30,6 +31,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 from sandbox.marketing.errors import json_type
+from sandbox.marketing.limits import MAX_INT
 
 FieldType = Literal[
     "bool", "text", "longtext", "number", "decimal", "list", "date", "datetime", "json",
@@ -88,7 +90,7 @@ class Relationship(BaseModel):
 
 
 def _duplicates(names: list[str]) -> list[str]:
-    return sorted({n for n in names if names.count(n) > 1})
+    return sorted(n for n, times in Counter(names).items() if times > 1)
 
 
 class DefinitionIn(BaseModel):
@@ -282,13 +284,13 @@ def check_record(
 
 
 def record_id(raw: Any) -> int | None:
-    """A record id from JSON or a query string: a positive integer, or None."""
+    """A record id from JSON or a query string: a positive 64-bit integer, or None."""
     if isinstance(raw, bool):
         return None
-    if isinstance(raw, int) and raw >= 1:
+    if isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 20:
+        raw = int(raw)
+    if isinstance(raw, int) and 1 <= raw <= MAX_INT:
         return raw
-    if isinstance(raw, str) and raw.isdigit() and int(raw) >= 1:
-        return int(raw)
     return None
 
 

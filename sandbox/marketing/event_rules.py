@@ -37,6 +37,7 @@ got <json type>`` and ``<where> must be <what>, got <json type>`` for identifier
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -118,7 +119,7 @@ class EventProperties(BaseModel):
     @classmethod
     def _unique_names(cls, fields: list[FieldDecl]) -> list[FieldDecl]:
         names = [f.name for f in fields]
-        twice = sorted({n for n in names if names.count(n) > 1})
+        twice = sorted(n for n, times in Counter(names).items() if times > 1)
         if twice:
             raise ValueError(f"field names must be unique in a slot; repeated: {twice}")
         return fields

@@ -24,7 +24,8 @@ Filter semantics (record value ``r``, filter values ``v``):
   ``5``, ``2.5``).
 * EQUALS and ordering comparisons on strings are case-sensitive; CONTAINS, NOT_CONTAINS,
   STARTS_WITH, ENDS_WITH and LIKE are case-insensitive substring/pattern matches. LIKE uses
-  SQL wildcards ``%`` and ``_``; a backslash escapes them. BETWEEN is inclusive.
+  SQL wildcards ``%`` and ``_``; a backslash escapes them; it is matched without
+  backtracking, in time linear in the text (``matching._like``). BETWEEN is inclusive.
 * ``r`` null (or absent) matches only EQUALS/IN with a null value (JSON ``null`` or the
   string ``"null"``), and NOT_EQUALS/NOT_IN without one (SQL-like: it never satisfies a
   comparison, a pattern or a range, negated or not).
@@ -34,14 +35,20 @@ Filter semantics (record value ``r``, filter values ``v``):
 
 Sorting is stable and total over mixed values: nulls, booleans, numbers, timestamps (by
 instant, whatever their spelling), then text by code point; ``desc`` reverses it all.
+
+A request lists through :func:`run_list_query`, which gives way to other requests every few
+milliseconds and refuses a listing past its budget of work (``limits.py``), so one costly
+listing cannot hold up the rest.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from difflib import get_close_matches
@@ -56,11 +63,13 @@ from connectors.marketing.query import (
     OrderBy,
 )
 from sandbox.marketing.errors import ApiError
+from sandbox.marketing.limits import LISTING_SLICE_SECONDS, LISTING_WORK_SECONDS, MAX_OFFSET
 from sandbox.marketing.matching import NULL_AWARE, Record, filter_predicate, sort_key
 
 __all__ = [
     "ListQuery",
     "apply_list_query",
+    "run_list_query",
     "list_envelope",
     "parse_event_settings",
     "parse_list_query",
@@ -69,7 +78,9 @@ __all__ = [
 
 EVENT_SETTINGS_KEYS = ("limit", "offset", "order", "filter")
 _VALID_OPERATORS = ", ".join(Operator)
-_INT_RE = re.compile(r"[+-]?\d+")
+#: a sign and at most 20 digits: anything longer is past 64 bits (and past ``int()``'s own
+#: limit of digits)
+_INT_RE = re.compile(r"[+-]?[0-9]{1,20}")
 
 
 
@@ -289,7 +300,7 @@ def parse_list_query(params: Mapping[str, Any], allowed_fields: Sequence[str]) -
     p = _Parser(allowed_fields)
     query = ListQuery(
         limit=p.integer(params.get("limit"), "limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
-        offset=p.integer(params.get("offset"), "offset", 0, 0, None),
+        offset=p.integer(params.get("offset"), "offset", 0, 0, MAX_OFFSET),
         fields=p.fields(params.get("fields")),
         order=p.orders(params.get("order"), "order"),
         filters=p.filters(params.get("filters"), "filters"),
@@ -330,7 +341,7 @@ def parse_event_settings(
         )
     query = ListQuery(
         limit=p.integer(decoded.get("limit"), "settings.limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
-        offset=p.integer(decoded.get("offset"), "settings.offset", 0, 0, None),
+        offset=p.integer(decoded.get("offset"), "settings.offset", 0, 0, MAX_OFFSET),
         fields=p.fields(fields),
         order=p.orders(decoded.get("order"), "settings.order"),
         filters=p.filters(decoded.get("filter"), "settings.filter"),
@@ -344,15 +355,84 @@ def parse_event_settings(
 def apply_list_query(
     records: Iterable[Record], q: ListQuery, *, default_order: Sequence[OrderBy]
 ) -> tuple[list[dict[str, Any]], int]:
-    """Filter, sort (stable; nulls first ascending), page and project records.
+    """Filter, sort (stable; nulls first ascending), page and project records, at once.
 
     Returns:
         The page of (copied) records and the number of records matching the filters.
     """
+    steps = _list_steps(records, q, default_order)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+async def run_list_query(
+    records: Iterable[Record],
+    q: ListQuery,
+    *,
+    default_order: Sequence[OrderBy],
+    budget: float = LISTING_WORK_SECONDS,
+) -> tuple[list[dict[str, Any]], int]:
+    """``apply_list_query`` for a request: it gives way to other requests every
+    ``LISTING_SLICE_SECONDS`` of work, and refuses the listing (400) once it has worked
+    ``budget`` seconds. ``records`` must not change while it runs (pass a copy, or views
+    built from one): other requests may write meanwhile.
+
+    Raises:
+        ApiError: 400 when the listing needs more than its budget.
+    """
+    steps = _list_steps(records, q, default_order)
+    worked = 0.0
+    started = time.monotonic()
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+        now = time.monotonic()
+        if now - started < LISTING_SLICE_SECONDS:
+            continue
+        worked += now - started
+        if worked > budget:
+            steps.close()
+            raise ApiError(400, (
+                f"This listing needs more than the {budget:g} s of work a request may take;"
+                " narrow it: filter on ids (IN, EQUALS), use fewer or simpler text filters"
+                " (LIKE, CONTAINS) or no order"))
+        await asyncio.sleep(0)
+        started = time.monotonic()
+
+
+#: records (or sort keys) handled between two chances to give way
+_STEP = 128
+
+
+def _list_steps(
+    records: Iterable[Record], q: ListQuery, default_order: Sequence[OrderBy]
+) -> Generator[None, None, tuple[list[dict[str, Any]], int]]:
+    """The work of a listing, yielding every ``_STEP`` records so that the caller can stop
+    or let others run; returns (page, number of records matching)."""
     predicate = filter_predicate(q.filters, q.or_filters)
-    matching = list(records) if predicate is None else [r for r in records if predicate(r)]
+    matching: list[Record] = []
+    for count, record in enumerate(records, 1):
+        if predicate is None or predicate(record):
+            matching.append(record)
+        if count % _STEP == 0:
+            yield
     for criterion in reversed(q.order or default_order):
-        matching.sort(key=sort_key(criterion.field), reverse=criterion.type == "desc")
+        key = sort_key(criterion.field)
+        keys = []
+        for count, record in enumerate(matching, 1):
+            keys.append(key(record))
+            if count % _STEP == 0:
+                yield
+        # stable, as one sort per criterion (last first) must be; reversed too
+        places = sorted(range(len(matching)), key=keys.__getitem__,
+                        reverse=criterion.type == "desc")
+        matching = [matching[i] for i in places]
+        yield
     page = matching[q.offset : q.offset + q.limit]
     if q.fields is None:
         return [dict(r) for r in page], len(matching)

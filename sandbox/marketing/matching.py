@@ -18,7 +18,9 @@ from connectors.marketing.query import Filter, Operator
 
 NULL_AWARE = frozenset({Operator.EQUALS, Operator.NOT_EQUALS, Operator.IN, Operator.NOT_IN})
 _INT_RE = re.compile(r"[+-]?\d+")
-_FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+#: one way only to read each text (``\d+\.?\d*`` would try every split of a long run of
+#: digits: quadratic on a filter value)
+_FLOAT_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 Record = Mapping[str, Any]
 Predicate = Callable[[Any], bool]
@@ -61,7 +63,8 @@ def _number(value: Any) -> int | float | None:
         return value
     if isinstance(value, str):
         if _INT_RE.fullmatch(value := value.strip()):
-            return int(value)
+            # past int()'s limit of digits: as a float (a huge number, or infinity)
+            return int(value) if len(value) <= 4000 else float(value)
         if _FLOAT_RE.fullmatch(value):
             return float(value)
     return None
@@ -139,20 +142,88 @@ def _membership(values: Sequence[Any]) -> Predicate:
     return test
 
 
-def _like(pattern: str) -> re.Pattern[str]:
-    """SQL LIKE to regex: % any run, _ one char, backslash escapes; the rest is literal."""
-    parts: list[str] = []
+def _fold(text: str) -> str:
+    """``text`` in lower case, character for character (so that ``_`` still counts one): the
+    rare character whose lower case is longer (``İ``) is kept as it is."""
+    folded = text.lower()
+    if len(folded) == len(text):
+        return folded
+    return "".join(low if len(low := c.lower()) == 1 else c for c in text)
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """A run of a LIKE pattern between two ``%``: fixed text, found with ``str.find``; or,
+    when it holds ``_``, a regular expression of literals and ``.`` only — no repetition,
+    so the engine tries it once per position and cannot backtrack any further."""
+
+    length: int
+    #: the fixed text (a segment without ``_``), or the expression (one with)
+    text: str
+    wild: re.Pattern[str] | None
+
+    def at(self, text: str, position: int) -> bool:
+        """Whether the segment matches ``text`` at ``position``."""
+        if self.wild is None:
+            return text.startswith(self.text, position)
+        return self.wild.match(text, position) is not None
+
+    def find(self, text: str, start: int) -> int:
+        """The leftmost position from ``start`` where the segment matches, or -1."""
+        if self.wild is None:
+            return text.find(self.text, start)
+        found = self.wild.search(text, start)
+        return -1 if found is None else found.start()
+
+
+def _segments(pattern: str) -> list[_Segment]:
+    """A LIKE pattern split on ``%``: ``_`` any one character, a backslash escapes the next."""
+    segments: list[_Segment] = []
+    tokens: list[str | None] = []  # a literal character, or None for `_`
+
+    def close() -> None:
+        if None in tokens:
+            wild = "".join("." if t is None else re.escape(t) for t in tokens)
+            segments.append(_Segment(len(tokens), "", re.compile(wild, re.DOTALL)))
+        else:
+            segments.append(_Segment(len(tokens), "".join(t for t in tokens if t), None))
+        tokens.clear()
+
     chars = iter(pattern)
     for char in chars:
         if char == "\\":
-            parts.append(re.escape(next(chars, "\\")))
+            tokens.append(next(chars, "\\"))
         elif char == "%":
-            parts.append(".*")
-        elif char == "_":
-            parts.append(".")
+            close()
         else:
-            parts.append(re.escape(char))
-    return re.compile("".join(parts), re.IGNORECASE | re.DOTALL)
+            tokens.append(None if char == "_" else char)
+    close()
+    return segments
+
+
+def _like(pattern: str) -> Callable[[str], bool]:
+    """SQL LIKE, case-insensitive, in time linear in the text: the first segment must start
+    it, the last end it, and those between are found in order, each as far left as it goes
+    (which leaves the most room for the rest, so no other placement needs trying)."""
+    segments = _segments(_fold(pattern))
+    first, last, middle = segments[0], segments[-1], segments[1:-1]
+
+    def matches(value: str) -> bool:
+        text = _fold(value)
+        if len(segments) == 1:
+            return len(text) == first.length and first.at(text, 0)
+        if not first.at(text, 0):
+            return False
+        position = first.length
+        for segment in middle:
+            found = segment.find(text, position)
+            if found == -1:
+                return False
+            position = found + segment.length
+        end = len(text) - last.length
+        return end >= position and last.at(text, end)
+
+    return matches
 
 
 def _scalar_test(operator: Operator, values: Sequence[Any]) -> Predicate:
@@ -169,8 +240,8 @@ def _scalar_test(operator: Operator, values: Sequence[Any]) -> Predicate:
         suffix = _text(values[0]).casefold()
         return lambda v: _text(v).casefold().endswith(suffix)
     if operator is Operator.LIKE:
-        regex = _like(_text(values[0]))
-        return lambda v: regex.fullmatch(_text(v)) is not None
+        like = _like(_text(values[0]))
+        return lambda v: like(_text(v))
     if operator in (Operator.BETWEEN, Operator.NOT_BETWEEN):
         low, high = _Operand.of(values[0]), _Operand.of(values[1])
 

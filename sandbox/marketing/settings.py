@@ -7,6 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sandbox.marketing.limits import LISTING_WORK_SECONDS
+
 #: key pattern of most endpoints, and of the custom KPI endpoints (spec, Authentication)
 GENERAL_KEY_PATTERN = re.compile(r"^[a-zA-Z0-9]{8}\.[A-Za-z0-9_-]+$")
 KPI_KEY_PATTERN = re.compile(r"^[a-zA-Z0-9-]{20,64}$")
@@ -66,3 +68,5 @@ class SandboxSettings(BaseModel):
     retry_after: int = Field(default=1, ge=0)
     seed: int | None = None
     data: Path | None = None
+    #: seconds of work one listing may take before it is refused (tests lower it)
+    listing_work_seconds: float = Field(default=LISTING_WORK_SECONDS, gt=0)

@@ -2,8 +2,9 @@
 
 Writes are accepted at once and applied after the visibility delay, as the real service
 does: a write op goes into the shop's pending queue and is applied the next time anything
-touches that shop after its time has come (on the sandbox's clock). Handlers run on one
-event loop thread and never await while they change state, so no lock is needed.
+touches that shop after its time has come (on the sandbox's clock). Handlers and their
+dependencies all run on the event loop's thread (``async``, see ``http.py``) and never await
+while they change state, so no lock is needed: concurrent requests see each change whole.
 """
 
 from __future__ import annotations
@@ -155,12 +156,13 @@ class Shop:
         self.pending.append(op)
         self.collection("_pending").put(str(op["_seq"]), op)
 
-    def apply_due(self, now: float) -> int:
-        """Apply every pending op whose time has come by ``now`` (epoch seconds), oldest
-        first."""
+    def apply_due(self, now: float, limit: int | None = None) -> int:
+        """Apply the pending ops whose time has come by ``now`` (epoch seconds), oldest
+        first: all of them, or at most ``limit``. How many were applied."""
         applied = 0
         pending = self.collection("_pending")
-        while self.pending and self.pending[0]["_apply_at"] <= now:
+        while (self.pending and self.pending[0]["_apply_at"] <= now
+               and (limit is None or applied < limit)):
             op = self.pending.popleft()
             APPLIERS[op["kind"]](self, op)
             pending.delete(str(op["_seq"]))

@@ -9,6 +9,7 @@ import asyncio
 from connectors.marketing.client import MarketingClient
 from pipelines.engine.deletions import DELETE_BATCH, delete_records
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
+from sandbox.marketing.limits import MAX_DELETE_IDS
 from tests.support import RunningSandbox, new_key
 
 SOURCE = "shop"
@@ -17,7 +18,7 @@ SOURCE = "shop"
 def test_a_product_with_more_images_than_a_bulk_delete_takes_is_deleted_in_batches(
     sandbox: RunningSandbox, store: StateStore,
 ) -> None:
-    images = 10 * DELETE_BATCH + DELETE_BATCH // 2  # far more than one request names
+    images = MAX_DELETE_IDS + DELETE_BATCH // 2  # more than one request may name
     store.record(SOURCE, "products", [Outcome("7", "h", ItemStatus.VISIBLE, "7")])
     store.record(SOURCE, "images", [
         Outcome(f"img-{n}", "h", ItemStatus.VISIBLE, "7", payload={"product_id": "7"})

@@ -19,6 +19,7 @@ from qs_codec import DecodeOptions, EncodeOptions, ListFormat
 
 from connectors.marketing.query import MAX_LIMIT, Filter, Operator, OrderBy
 from sandbox.marketing.errors import ApiError
+from sandbox.marketing.limits import MAX_OFFSET
 from sandbox.marketing.listing import (
     ListQuery,
     apply_list_query,
@@ -402,6 +403,7 @@ def test_envelope_shape() -> None:
 
 
 LIMIT_RANGE = "limit must be an integer between 1 and 1000"
+OFFSET_RANGE = f"offset must be an integer between 0 and {MAX_OFFSET}"
 
 
 @pytest.mark.parametrize(
@@ -414,8 +416,12 @@ LIMIT_RANGE = "limit must be an integer between 1 and 1000"
         pytest.param("limit=2.5", f"{LIMIT_RANGE}, got '2.5'", id="limit-decimal"),
         pytest.param("limit=", f"{LIMIT_RANGE}, got ''", id="limit-empty"),
         pytest.param("limit=5&limit=6", f'{LIMIT_RANGE}, got ["5", "6"]', id="limit-twice"),
-        pytest.param("offset=-1", "offset must be an integer >= 0, got '-1'", id="offset-negative"),
-        pytest.param("offset=x", "offset must be an integer >= 0, got 'x'", id="offset-word"),
+        pytest.param("offset=-1", f"{OFFSET_RANGE}, got '-1'", id="offset-negative"),
+        pytest.param("offset=x", f"{OFFSET_RANGE}, got 'x'", id="offset-word"),
+        pytest.param("offset=18446744073709551616", f"{OFFSET_RANGE}, got '18446744073709551616'",
+                     id="offset-past-64-bits"),
+        pytest.param("offset=" + "9" * 5000, f"{OFFSET_RANGE}, got '{'9' * 76}...",
+                     id="offset-past-int-digits"),
     ],
 )
 def test_bad_limit_or_offset_is_a_400_naming_the_range(query: str, message: str) -> None:

@@ -16,9 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from connectors.marketing.query import OrderBy
 from sandbox.marketing.errors import ApiError, not_found, validated
-from sandbox.marketing.http import json_object, ok, query, shop
+from sandbox.marketing.http import json_object, listed, ok, query, shop
 from sandbox.marketing.listing import (
-    apply_list_query,
     list_envelope,
     parse_list_query,
     record_filter,
@@ -39,22 +38,22 @@ CONSENT_FIELDS = (
 REJECT_FIELDS = ("id", "id_shop_contact", "channel", "reason", "created_at")
 
 
-def _listing(
+async def _listing(
     request: Request,
     records: Any,
     allowed: tuple[str, ...],
     default_order: list[OrderBy],
 ) -> dict[str, Any]:
     q = parse_list_query(query(request), allowed)
-    page, total = apply_list_query(records, q, default_order=default_order)
+    page, total = await listed(request, records, q, default_order=default_order)
     return list_envelope(page, total, q)
 
 
 @router.get("/v1/contacts/all", summary="listContacts")
 async def list_contacts(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Contacts derived from pushed customers, one per email, by creation date."""
-    views = (contact_view(c) for c in the_shop.collection("contacts").docs.values())
-    return _listing(request, views, CONTACT_FIELDS, [OrderBy(field="id_shop_contact", type="asc")])
+    views = (contact_view(c) for c in the_shop.collection("contacts").values())
+    return await _listing(request, views, CONTACT_FIELDS, [OrderBy(field="id_shop_contact", type="asc")])
 
 
 def _contact(the_shop: Shop, field: str, value: Any) -> Doc:
@@ -116,14 +115,14 @@ async def get_contact_definitions(id_shop_contact: int, the_shop: Shop = Depends
 @router.get("/v1/contact-consent-history", summary="listContactConsentHistory")
 async def list_consent_history(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Every change of a contact's email opt-in, as customers were pushed."""
-    rows = the_shop.collection("consent_history").docs.values()
-    return _listing(request, rows, CONSENT_FIELDS, [OrderBy(field="id", type="asc")])
+    rows = the_shop.collection("consent_history").values()
+    return await _listing(request, rows, CONSENT_FIELDS, [OrderBy(field="id", type="asc")])
 
 
 @router.get("/v1/contact-messages-reject", summary="listContactMessagesReject")
 async def list_messages_reject(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """The sandbox sends no messages, so nothing is ever rejected: always an empty list."""
-    return _listing(request, [], REJECT_FIELDS, [OrderBy(field="id", type="asc")])
+    return await _listing(request, [], REJECT_FIELDS, [OrderBy(field="id", type="asc")])
 
 
 class ListIn(BaseModel):
@@ -192,7 +191,7 @@ def _get_list(the_shop: Shop, id_list: int) -> Doc:
 @router.get("/v1/lists", tags=["lists"], summary="listLists")
 async def list_lists(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     views = [_list_view(the_shop, d) for d in the_shop.collection("lists").docs.values()]
-    return _listing(request, views, LIST_FIELDS, [OrderBy(field="id_list", type="asc")])
+    return await _listing(request, views, LIST_FIELDS, [OrderBy(field="id_list", type="asc")])
 
 
 @router.post("/v1/lists", tags=["lists"], summary="createList")
@@ -248,4 +247,4 @@ async def list_list_contacts(
         if m["id_shop_contact"] in contacts
     ]
     order = [OrderBy(field="membership_date", type="asc"), OrderBy(field="id_shop_contact", type="asc")]
-    return _listing(request, rows, MEMBER_FIELDS, order)
+    return await _listing(request, rows, MEMBER_FIELDS, order)

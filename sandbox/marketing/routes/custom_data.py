@@ -32,8 +32,9 @@ from sandbox.marketing.custom_fields import (
     resolve_relations,
 )
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found, validated
-from sandbox.marketing.http import json_body, json_object, ok, query, shop, store_of
-from sandbox.marketing.listing import apply_list_query, list_envelope, parse_list_query
+from sandbox.marketing.http import json_body, json_object, listed, ok, query, shop, store_of
+from sandbox.marketing.limits import MAX_DELETE_IDS
+from sandbox.marketing.listing import list_envelope, parse_list_query
 from sandbox.marketing.store import Collection, Doc, Shop, applier, now_iso
 
 router = APIRouter(tags=["custom data"])
@@ -89,7 +90,7 @@ def record_view(definition: Doc, doc: Doc) -> dict[str, Any]:
 @router.get(DEFS_PATH, summary="listCustomDataDefinitions")
 async def list_definitions(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     q = parse_list_query(query(request), DEFINITION_FIELDS)
-    page, total = apply_list_query(definitions(the_shop).values(), q, default_order=BY_ID)
+    page, total = await listed(request, definitions(the_shop).values(), q, default_order=BY_ID)
     return list_envelope(page, total, q)
 
 
@@ -122,7 +123,7 @@ async def create_definition(request: Request, the_shop: Shop = Depends(shop)) ->
 async def list_overrides(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     q = parse_list_query(query(request), OVERRIDE_FIELDS)
     rows = the_shop.collection(OVERRIDES).values()
-    page, total = apply_list_query(rows, q, default_order=BY_ID)
+    page, total = await listed(request, rows, q, default_order=BY_ID)
     return list_envelope(page, total, q)
 
 
@@ -143,6 +144,7 @@ async def put_overrides(request: Request, the_shop: Shop = Depends(shop)) -> Any
             f"overrides: at most {MAX_OVERRIDES_PER_FIELD} overrides per (target_schema,"
             f" system_field) pair, got {len(given)}"
         )
+        raise ApiError(400, problems)
     priorities = [o.priority for o in given]
     for p in sorted({p for p in priorities if priorities.count(p) > 1}):
         problems.append(f"overrides: priority {p} is given twice; priorities must be unique")
@@ -215,8 +217,9 @@ async def extend_definition(
         " be redefined"
         for i, n in enumerate(names) if n in existing
     ]
+    first = {n: i for i, n in reversed(list(enumerate(names)))}
     problems += [f"fields[{i}].name: '{n}' is given twice"
-                 for i, n in enumerate(names) if names.index(n) != i]
+                 for i, n in enumerate(names) if first[n] != i]
     if problems:
         raise ApiError(400, problems)
     added = [f.model_dump() for f in body.fields]
@@ -315,7 +318,7 @@ async def list_records(
     definition = find_definition(the_shop, id_definition)
     q = parse_list_query(query(request), record_fields(definition))
     views = (record_view(definition, d) for d in records_of(the_shop, id_definition).values())
-    page, total = apply_list_query(views, q, default_order=BY_ID)
+    page, total = await listed(request, views, q, default_order=BY_ID)
     return list_envelope(page, total, q)
 
 
@@ -379,6 +382,9 @@ async def bulk_delete_records(
     ids = [record_id(i) for i in body] if isinstance(body, list) else None
     if ids is None or None in ids:
         raise ApiError(400, "The body must be a plain JSON array of positive integer record ids")
+    if len(ids) > MAX_DELETE_IDS:
+        raise ApiError(400, f"A bulk delete takes at most {MAX_DELETE_IDS} ids; got {len(ids)}."
+                            " Split it into smaller requests.")
     op = {"kind": "custom_data.delete", "definition": id_definition, "ids": ids}
     the_shop.enqueue(op, store_of(request).visible_at())
     return bulk_envelope(len(ids))

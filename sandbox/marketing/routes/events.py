@@ -32,13 +32,8 @@ from sandbox.marketing.event_rules import (
     parse_event,
     target_of,
 )
-from sandbox.marketing.http import json_object, ok, query, shop
-from sandbox.marketing.listing import (
-    ListQuery,
-    apply_list_query,
-    list_envelope,
-    parse_event_settings,
-)
+from sandbox.marketing.http import json_object, listed, ok, query, shop
+from sandbox.marketing.listing import ListQuery, list_envelope, parse_event_settings
 from sandbox.marketing.store import Doc, Shop, now_iso
 
 router = APIRouter(tags=["events"])
@@ -79,7 +74,7 @@ def _event(shop: Shop, id_event: int) -> Doc:
     return found
 
 
-def _listing(
+async def _listing(
     request: Request, records: list[Doc], allowed: tuple[str, ...], default: list[OrderBy]
 ) -> dict[str, Any]:
     params = query(request)
@@ -90,7 +85,7 @@ def _listing(
             limit=q.limit, offset=q.offset, fields=q.fields, filters=q.filters,
             order=[*q.order, OrderBy(field=default[-1].field, type=q.order[0].type)],
         )
-    page, total = apply_list_query(records, q, default_order=default)
+    page, total = await listed(request, records, q, default_order=default)
     return list_envelope(page, total, q)
 
 
@@ -98,13 +93,14 @@ def _listing(
 async def list_event_histories(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Firings, newest first unless ``settings.order`` says otherwise."""
     rows = list(the_shop.collection(HISTORIES).values())
-    return _listing(request, rows, HISTORY_FIELDS, NEWEST_FIRST)
+    return await _listing(request, rows, HISTORY_FIELDS, NEWEST_FIRST)
 
 
 @router.get("/v1/events", summary="listEvents")
 async def list_events(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Event types, oldest first unless ``settings.order`` says otherwise."""
-    return _listing(request, list(the_shop.collection(EVENTS).values()), EVENT_FIELDS, BY_CREATION)
+    events = list(the_shop.collection(EVENTS).values())
+    return await _listing(request, events, EVENT_FIELDS, BY_CREATION)
 
 
 @router.post("/v1/events", summary="createEvent")

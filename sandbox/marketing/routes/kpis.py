@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import Counter
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
@@ -28,8 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 from connectors.marketing.query import MULTI_VALUE_OPERATORS, Filter, Operator
 from connectors.marketing.resources import SYNC_RESOURCES
 from sandbox.marketing.errors import ApiError, not_found, validated
-from sandbox.marketing.http import json_object, kpi_shop, query
-from sandbox.marketing.listing import ListQuery, apply_list_query
+from sandbox.marketing.http import json_object, kpi_shop, listed, query
+from sandbox.marketing.listing import ListQuery
 from sandbox.marketing.routes.custom_data import (
     definition_named,
     definitions,
@@ -121,7 +122,7 @@ class KpiIn(_Strict):
     def _unique_ids(self) -> KpiIn:
         for kind, ids in (("id_measure", [m.id_measure for m in self.measures]),
                           ("id_dimension", [d.id_dimension for d in self.dimensions])):
-            twice = sorted({i for i in ids if ids.count(i) > 1})
+            twice = sorted(i for i, times in Counter(ids).items() if times > 1)
             if twice:
                 raise ValueError(f"{kind}: {', '.join(twice)} given more than once")
         return self
@@ -348,7 +349,7 @@ async def preview(request: Request, the_shop: Shop = Depends(kpi_shop)) -> Any:
     body = await _kpi_body(request, the_shop)
     rows = _source_rows(the_shop, body)
     q = ListQuery(limit=max(len(rows), 1), filters=[f.as_filter() for f in body.filters])
-    matching, _ = apply_list_query(rows, q, default_order=[])
+    matching, _ = await listed(request, rows, q, default_order=[])
     dims = [d.field for d in sorted(body.dimensions, key=lambda d: d.position)][:2]
     groups: dict[str, tuple[list[Any], list[dict[str, Any]]]] = {}
     for row in matching:

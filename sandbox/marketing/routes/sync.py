@@ -20,8 +20,9 @@ from connectors.marketing.samples import sample_item
 from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.contacts import derive_contact, forget_contact
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
-from sandbox.marketing.http import json_object, ok, query, shop, store_of
-from sandbox.marketing.listing import ListQuery, apply_list_query, list_envelope, parse_list_query
+from sandbox.marketing.http import integer, json_object, listed, ok, query, shop, store_of
+from sandbox.marketing.limits import MAX_DELETE_IDS
+from sandbox.marketing.listing import ListQuery, list_envelope, parse_list_query
 from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
 from sandbox.marketing.store import Doc, Shop, applier, now_iso
 from sandbox.marketing.views import reader, selectable_fields
@@ -91,7 +92,16 @@ def _check_item(
 def _typed(resource: SyncResource, parent_field: str, parent: str) -> Any:
     """The route's parent id as the item model types its parent field (an int or a str)."""
     annotation = resource.model.model_fields[parent_field].annotation
-    return int(parent) if annotation is not None and "int" in str(annotation) else parent
+    if annotation is not None and "int" in str(annotation):
+        return integer(parent, f"{parent_field} (in the path)", low=0)
+    return parent
+
+
+def _parent(resource: SyncResource, parent_id: str) -> str:
+    """The parent id of a nested route, checked (a 400 when the parent field is a number and
+    the path holds something else) and spelt as stored items compare it."""
+    assert resource.parent_field is not None
+    return str(_typed(resource, resource.parent_field, parent_id))
 
 
 async def bulk_write(
@@ -128,15 +138,19 @@ async def bulk_delete(
     """Delete by the ids listed under ``delete_key`` (the resource's own) in the body."""
     body = await json_object(request)
     ids = body.get(delete_key)
-    if not isinstance(ids, list) or not all(isinstance(i, str | int) for i in ids):
+    if not isinstance(ids, list) or not all(
+        isinstance(i, str | int) and not isinstance(i, bool) for i in ids
+    ):
         raise ApiError(400, f'The body must be {{"{delete_key}": [ids]}} (strings or integers)')
-    params = query(request)
-    scope = params.get("id_data_source")
+    if len(ids) > MAX_DELETE_IDS:
+        raise ApiError(400, f"A bulk delete takes at most {MAX_DELETE_IDS} ids; got {len(ids)}."
+                            " Split it into smaller requests.")
+    scope = query(request).get("id_data_source")
     op = {
         "kind": "sync.delete",
         "resource": resource.name,
         "ids": [str(i) for i in ids],
-        "data_source_id": int(scope) if scope is not None else None,
+        "data_source_id": None if scope is None else integer(scope, "id_data_source", low=0),
         "parent": parent,
     }
     shop.enqueue(op, store_of(request).visible_at())
@@ -186,7 +200,7 @@ def _wanted_ids(q: ListQuery, resource: SyncResource) -> set[str] | None:
     return None
 
 
-def _list(
+async def _list(
     request: Request,
     shop: Shop,
     resource: SyncResource,
@@ -196,10 +210,11 @@ def _list(
     read = reader(shop, resource)
     collection = shop.collection(resource.name)
     wanted = _wanted_ids(q, resource)
-    docs = (collection.docs if wanted is None
-            else collection.matching(resource.id_field, wanted)).values()
+    # a copy: writes may be applied while the listing gives way to other requests
+    docs = list((collection.docs if wanted is None
+                 else collection.matching(resource.id_field, wanted)).values())
     views = (read(d) for d in docs if where is None or where(d))
-    page, total = apply_list_query(views, q, default_order=BY_CREATION)
+    page, total = await listed(request, views, q, default_order=BY_CREATION)
     return list_envelope(page, total, q)
 
 
@@ -236,16 +251,21 @@ def _nested_endpoints(
     """Save, update, bulk delete and list under one parent (``{parent_id}`` in the path)."""
 
     async def save(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-        return await bulk_write(request, the_shop, resource, "save", parent_id)
+        parent = _parent(resource, parent_id)
+        return await bulk_write(request, the_shop, resource, "save", parent)
 
     async def update(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-        return await bulk_write(request, the_shop, resource, "update", parent_id)
+        parent = _parent(resource, parent_id)
+        return await bulk_write(request, the_shop, resource, "update", parent)
 
     async def delete(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-        return await bulk_delete(request, the_shop, resource, delete_key, parent_id)
+        parent = _parent(resource, parent_id)
+        return await bulk_delete(request, the_shop, resource, delete_key, parent)
 
     async def listing(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-        return _list(request, the_shop, resource, lambda d: str(d.get(parent_field)) == parent_id)
+        parent = _parent(resource, parent_id)
+        return await _list(request, the_shop, resource,
+                           lambda d: str(d.get(parent_field)) == parent)
 
     return save, update, delete, listing
 
@@ -265,7 +285,7 @@ def _flat_endpoints(
         return await bulk_delete(request, the_shop, resource, delete_key)
 
     async def listing(request: Request, the_shop: Shop = Depends(shop)) -> Any:
-        return _list(request, the_shop, resource)
+        return await _list(request, the_shop, resource)
 
     return save, update, delete, listing
 

@@ -1,0 +1,68 @@
+"""The sandbox's bounds on what one request may send or ask for, in one place (the README's
+"choices the spec leaves open" lists them).
+
+The spec states none of these limits. Each is far above what a sync sends — the engine's own
+item bounds (``pipelines/engine/limits.py``: 32 levels, a million characters of text) fit
+inside them — and low enough that one request cannot exhaust the server's memory, recurse
+past what the JSON encoder takes (orjson: 255 levels), or keep the event loop to itself.
+A request past a bound is answered in the API's error shape: 413 for the size of a body,
+415 for a body that is not JSON, 400 for everything else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: bytes of one request body; a larger one is refused (413) before it is read
+MAX_BODY_BYTES = 5 * 1024 * 1024
+#: levels of arrays and objects in a JSON body (``[{"products": [{}]}]`` is 4 deep)
+MAX_DEPTH = 64
+#: members of any one array or object in a JSON body
+MAX_MEMBERS = 10_000
+#: ids in one bulk delete (every ``…/bulk-delete`` route); saves have the resource's batch size
+MAX_DELETE_IDS = 1000
+#: integers taken from a query string or a path (``offset``, ``id_data_source``, parent ids)
+MAX_INT = 2**63 - 1
+#: how far a listing may skip (``offset``, ``settings.offset``)
+MAX_OFFSET = 10_000_000
+#: seconds ``POST /_sandbox/clock`` may move the manual clock at once (ten years), and the
+#: time it never passes (dates past the year 9999 cannot be written)
+MAX_CLOCK_ADVANCE = 10 * 365 * 86400
+CLOCK_END = 253_370_764_800.0  # 9999-01-01T00:00:00Z
+#: seconds of work one listing may take (filtering, building rows, sorting), counted while
+#: it runs: it gives way to other requests every few milliseconds meanwhile, so a long
+#: listing slows the others down but never stops them; past this it is refused (400)
+LISTING_WORK_SECONDS = 10.0
+#: how long a listing works before it lets other requests run
+LISTING_SLICE_SECONDS = 0.005
+#: pending writes applied in one go before other requests get a turn
+APPLY_SLICE = 500
+
+
+def json_problems(value: Any) -> list[str]:
+    """Why a decoded JSON body is past a bound (empty when it is within all of them),
+    naming where. One iterative walk: no recursion, whatever the depth."""
+    problems: dict[str, str] = {}
+    stack: list[tuple[str, Any, int]] = [("body", value, 1)]
+    while stack:
+        path, node, depth = stack.pop()
+        if not isinstance(node, Mapping | list):
+            continue
+        if depth > MAX_DEPTH:
+            problems.setdefault("depth", f"{path}: nested more than {MAX_DEPTH} levels deep")
+            continue
+        if len(node) > MAX_MEMBERS:
+            problems.setdefault(
+                "members", f"{path}: {len(node):,} members, more than the {MAX_MEMBERS:,} an"
+                           " array or object may have")
+            continue
+        children = node.items() if isinstance(node, Mapping) else enumerate(node)
+        stack.extend((_step(path, key), child, depth + 1) for key, child in children
+                     if isinstance(child, Mapping | list))
+    return list(problems.values())
+
+
+def _step(path: str, key: Any) -> str:
+    step = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}"
+    return step if len(step) <= 80 else step[:77] + "..."

@@ -5,19 +5,21 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from sandbox.marketing.allow import allowed_methods
+from sandbox.marketing.answers import Answer, Moment, single
 from sandbox.marketing.errors import ApiError, validated
 from sandbox.marketing.faults import FaultInjection
 from sandbox.marketing.guards import BodyGuard
 from sandbox.marketing.http import OrjsonResponse, json_object, ok, shop
 from sandbox.marketing.limits import CLOCK_END, MAX_CLOCK_ADVANCE
-from sandbox.marketing.openapi import describe
+from sandbox.marketing.openapi import describe, documented
 from sandbox.marketing.persistence import InMemory, SqliteFile
 from sandbox.marketing.routes import (
     contacts,
@@ -39,6 +41,31 @@ class ClockMove(BaseModel):
 
     advance: float = Field(ge=0, le=MAX_CLOCK_ADVANCE,
                            description="seconds to move the sandbox's clock forward")
+
+
+class Now(Answer):
+    """Where the manual clock stands."""
+
+    now: Moment
+
+
+class Writes(Answer):
+    accepted: int
+    rejected: int
+    dropped: int
+
+
+class Stats(Answer):
+    writes: dict[str, Writes] = Field(description="per resource written to")
+    stored: dict[str, int] = Field(description="items stored, per resource")
+    pending: int = Field(description="writes accepted and not yet visible")
+
+
+class StatsAnswer(Answer):
+    """What this shop's writes became."""
+
+    statusCode: Literal[200]
+    data: Stats
 
 
 def create_app(settings: SandboxSettings | None = None) -> FastAPI:
@@ -78,6 +105,14 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> OrjsonResponse:
+        if any(e["loc"][0] == "path" for e in exc.errors()):
+            # a value that is no id where the path is another route's (DELETE on
+            # /v1/events/histories): the method is what that path does not take
+            route = getattr(request.scope.get("route"), "path", None)
+            allow = allowed_methods(request.scope, besides=route)
+            if allow:
+                return await _api_error(request, ApiError(
+                    405, "Method Not Allowed", headers={"Allow": ", ".join(allow)}))
         errors = [
             f"{'.'.join(str(p) for p in e['loc'][1:]) or e['loc'][0]}: {e['msg']}"
             for e in exc.errors()
@@ -87,15 +122,19 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> OrjsonResponse:
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        headers = dict(exc.headers or {})
         if exc.status_code == 404:
             message = f"No route {request.method} {request.url.path}"
-        return await _api_error(request, ApiError(exc.status_code, message))
+        if exc.status_code == 405:  # Starlette's Allow names one route's methods only
+            headers["Allow"] = ", ".join(allowed_methods(request.scope))
+        return await _api_error(request, ApiError(exc.status_code, message, headers=headers))
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> Any:
         return {"status": "ok"}
 
-    @app.get("/_sandbox/stats", tags=["sandbox"], summary="what this shop's writes became")
+    @app.get("/_sandbox/stats", tags=["sandbox"], summary="what this shop's writes became",
+             **documented(StatsAnswer))
     async def stats(the_shop: Shop = Depends(shop)) -> Any:
         """Per resource: items accepted, rejected and dropped (by ``--drop-rate``), items
         stored and writes still pending visibility. Not part of the real API."""
@@ -110,11 +149,9 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
         }
 
     if settings.manual_clock:
-        clock_body = {"requestBody": {"required": True, "content": {
-            "application/json": {"schema": ClockMove.model_json_schema()}}}}
 
         @app.post("/_sandbox/clock", tags=["sandbox"], summary="move the manual clock forward",
-                  dependencies=[Depends(shop)], openapi_extra=clock_body)
+                  dependencies=[Depends(shop)], **documented(single(Now), body=ClockMove))
         async def move_clock(request: Request) -> Any:
             """With ``--manual-clock`` only: advance the clock that pending writes are
             applied by (every shop's; any shop's key may move it), so a test passes the

@@ -51,6 +51,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    WithJsonSchema,
     field_validator,
 )
 
@@ -76,6 +77,9 @@ CODE_NAME_RULE = (
     " by one '.' or '_' (Resource.Action or Resource_Action); spaces and special characters"
     " are not allowed"
 )
+#: the rule above as a pattern, for the OpenAPI document (``check_code_name`` applies it)
+CODE_NAME_PATTERN = "^[A-Za-z0-9]+([._][A-Za-z0-9]+)?$"
+_CODE_NAME = WithJsonSchema({"type": "string", "pattern": CODE_NAME_PATTERN})
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _TOP_LEVEL = ("metaData", "customData", "contact", "visitor")
 _TARGET_KEYS = {"contact": ("id", "email", "phone", "customData"), "visitor": ("id", "customData")}
@@ -140,10 +144,18 @@ class EventIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Annotated[StrictStr, Field(min_length=1)]
-    code_name: StrictStr
+    code_name: Annotated[StrictStr, _CODE_NAME]
     properties: EventProperties = Field(default_factory=EventProperties)
 
     _code_name = field_validator("code_name")(check_code_name)
+
+
+def _no_null(schema: dict[str, Any]) -> None:
+    """The OpenAPI document shows a key that may be left out but not be null (``_not_null``)."""
+    schema.pop("default", None)
+    if "anyOf" in schema:
+        kept = [branch for branch in schema.pop("anyOf") if branch != {"type": "null"}]
+        schema.update(kept[0] if len(kept) == 1 else {"anyOf": kept})
 
 
 class EventPatch(BaseModel):
@@ -152,9 +164,9 @@ class EventPatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id_event: StrictInt
-    name: Annotated[StrictStr, Field(min_length=1)] | None = None
-    code_name: StrictStr | None = None
-    properties: EventProperties | None = None
+    name: Annotated[StrictStr, Field(min_length=1)] | None = Field(None, json_schema_extra=_no_null)
+    code_name: Annotated[StrictStr, _CODE_NAME] | None = Field(None, json_schema_extra=_no_null)
+    properties: EventProperties | None = Field(None, json_schema_extra=_no_null)
 
     _present = field_validator("name", "code_name", "properties", mode="before")(_not_null)
 

@@ -9,12 +9,13 @@ the configuration was last set.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, WithJsonSchema
 
 from connectors.marketing.query import OrderBy
+from sandbox.marketing.answers import Answer, Done, Moment, page, projected, row, single
 from sandbox.marketing.errors import ApiError, not_found, validated
 from sandbox.marketing.http import json_object, listed, ok, query, shop
 from sandbox.marketing.listing import (
@@ -22,6 +23,9 @@ from sandbox.marketing.listing import (
     parse_list_query,
     record_filter,
 )
+from sandbox.marketing.listing_openapi import Language, listing_query
+from sandbox.marketing.openapi import documented, omittable, parameter
+from sandbox.marketing.routes.custom_data import Definition
 from sandbox.marketing.store import Doc, Shop, now_iso
 from sandbox.marketing.views import CONTACT_FIELDS, contact_view
 
@@ -37,6 +41,70 @@ CONSENT_FIELDS = (
 )
 REJECT_FIELDS = ("id", "id_shop_contact", "channel", "reason", "created_at")
 
+#: what the sandbox keeps of a contact (``contacts.derive_contact``); the rest read as null
+_CONTACT_TYPES: dict[str, Any] = {
+    "id_shop_contact": int, "id_customer_shop": str, "id_shop_customer": int,
+    "contact_data_email": str, "contact_data_sms": str, "contact_first_name": str,
+    "contact_last_name": str, "contact_birthday": str, "contact_lang": str,
+    "optin_data_email": bool, "optin_data_sms": bool, "can_receive_email": bool,
+    "can_receive_sms": bool, "can_receive_push": bool, "is_billable": bool,
+    "do_not_charge": bool, "is_registered": bool, "active": bool, "created_on_shop_at": str,
+    "created_at": Moment, "updated_at": Moment,
+}
+Contact = row("Contact", {f: _CONTACT_TYPES.get(f) for f in CONTACT_FIELDS},
+              "A contact (the fields the sandbox does not keep read as null).")
+Member = row("Member", {f: {**_CONTACT_TYPES, "membership_date": Moment}.get(f)
+                        for f in MEMBER_FIELDS}, "A contact of a list, since membership_date.")
+
+
+class ContactList(Answer):
+    """A list or segment of contacts."""
+
+    id_list: int
+    name: str
+    type: Literal["list", "segment"]
+    keep_updated: bool
+    segmentation_config: dict[str, Any] | None
+    nb_contacts: int
+    created_at: Moment
+    updated_at: Moment
+
+
+class Consent(Answer):
+    """A change of a contact's email opt-in."""
+
+    id: int
+    id_shop_contact: int
+    contact_data_email: str
+    channel: Literal["email"]
+    consent: bool
+    source: str
+    created_at: Moment
+
+
+class Reject(Answer):
+    """A message a contact's provider rejected (the sandbox sends none)."""
+
+    id: int
+    id_shop_contact: int
+    channel: str
+    reason: str
+    created_at: Moment
+
+
+class Tags(Answer):
+    """A contact's tags: set in the dashboard, which the sandbox does not have."""
+
+    statusCode: Literal[200]
+    data: list[str] = Field(max_length=0)
+
+
+_BY_CONTACT = [
+    parameter(key, {"type": "string"}, "Give exactly one of id_shop_contact, id_customer_shop,"
+              " contact_data_email (compared without case).")
+    for key in ("id_shop_contact", "id_customer_shop", "contact_data_email")
+]
+
 
 async def _listing(
     request: Request,
@@ -49,7 +117,8 @@ async def _listing(
     return list_envelope(page, total, q)
 
 
-@router.get("/v1/contacts/all", summary="listContacts")
+@router.get("/v1/contacts/all", summary="listContacts",
+            **documented(page(Contact), query=listing_query("Contact", CONTACT_FIELDS)))
 async def list_contacts(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Contacts derived from pushed customers, one per email, by creation date."""
     views = (contact_view(c) for c in the_shop.collection("contacts").values())
@@ -64,7 +133,8 @@ def _contact(the_shop: Shop, field: str, value: Any) -> Doc:
     raise not_found(f"Contact with {field} {value!r}")
 
 
-@router.get("/v1/contacts", summary="getContact")
+@router.get("/v1/contacts", summary="getContact",
+            **documented(single(Contact), query=_BY_CONTACT, sends=[404]))
 async def get_contact(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """One contact by exactly one of id_shop_contact, id_customer_shop, contact_data_email."""
     params = query(request)
@@ -76,7 +146,8 @@ async def get_contact(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     return ok(contact_view(_contact(the_shop, field, value)))
 
 
-@router.get("/v1/contacts/{id_shop_contact}/lists", summary="getContactLists")
+@router.get("/v1/contacts/{id_shop_contact}/lists", summary="getContactLists",
+            **documented(single(ContactList, many=True), sends=[404]))
 async def get_contact_lists(id_shop_contact: int, the_shop: Shop = Depends(shop)) -> Any:
     contact = _contact(the_shop, "id_shop_contact", id_shop_contact)
     lists = [
@@ -87,7 +158,8 @@ async def get_contact_lists(id_shop_contact: int, the_shop: Shop = Depends(shop)
     return ok(lists)
 
 
-@router.get("/v1/contacts/{id_shop_contact}/tags", summary="getContactTags")
+@router.get("/v1/contacts/{id_shop_contact}/tags", summary="getContactTags",
+            **documented(Tags, sends=[404]))
 async def get_contact_tags(id_shop_contact: int, the_shop: Shop = Depends(shop)) -> Any:
     """Tags are set in the dashboard, which the sandbox does not have: always none."""
     _contact(the_shop, "id_shop_contact", id_shop_contact)
@@ -97,6 +169,7 @@ async def get_contact_tags(id_shop_contact: int, the_shop: Shop = Depends(shop))
 @router.get(
     "/v1/contacts/{id_shop_contact}/custom-data-definitions",
     summary="getContactCustomDataDefinitions",
+    **documented(single(Definition, many=True), sends=[404]),
 )
 async def get_contact_definitions(id_shop_contact: int, the_shop: Shop = Depends(shop)) -> Any:
     """Custom data definitions related to contacts (a relationship targeting them)."""
@@ -112,14 +185,16 @@ async def get_contact_definitions(id_shop_contact: int, the_shop: Shop = Depends
     return ok(related)
 
 
-@router.get("/v1/contact-consent-history", summary="listContactConsentHistory")
+@router.get("/v1/contact-consent-history", summary="listContactConsentHistory",
+            **documented(page(projected(Consent)), query=listing_query("Consent", CONSENT_FIELDS)))
 async def list_consent_history(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Every change of a contact's email opt-in, as customers were pushed."""
     rows = the_shop.collection("consent_history").values()
     return await _listing(request, rows, CONSENT_FIELDS, [OrderBy(field="id", type="asc")])
 
 
-@router.get("/v1/contact-messages-reject", summary="listContactMessagesReject")
+@router.get("/v1/contact-messages-reject", summary="listContactMessagesReject",
+            **documented(page(projected(Reject)), query=listing_query("Reject", REJECT_FIELDS)))
 async def list_messages_reject(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """The sandbox sends no messages, so nothing is ever rejected: always an empty list."""
     return await _listing(request, [], REJECT_FIELDS, [OrderBy(field="id", type="asc")])
@@ -133,11 +208,17 @@ class ListIn(BaseModel):
 
 
 class ListPatch(BaseModel):
+    """The keys given replace the current ones; name and keep_updated cannot be null."""
+
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = None
-    segmentation_config: dict[str, Any] | None = None
-    keep_updated: bool | None = None
+    name: str = omittable()
+    segmentation_config: Annotated[
+        dict[str, Any] | None,
+        WithJsonSchema({"anyOf": [Language("Contact", CONTACT_FIELDS).segmentation(),
+                                  {"type": "null"}]}),
+    ] = None
+    keep_updated: StrictBool = omittable()
 
 
 def _segment_filter(config: dict[str, Any] | None) -> Any:
@@ -188,13 +269,16 @@ def _get_list(the_shop: Shop, id_list: int) -> Doc:
     return doc
 
 
-@router.get("/v1/lists", tags=["lists"], summary="listLists")
+@router.get("/v1/lists", tags=["lists"], summary="listLists",
+            **documented(page(projected(ContactList)),
+                         query=listing_query("ContactList", LIST_FIELDS)))
 async def list_lists(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     views = [_list_view(the_shop, d) for d in the_shop.collection("lists").docs.values()]
     return await _listing(request, views, LIST_FIELDS, [OrderBy(field="id_list", type="asc")])
 
 
-@router.post("/v1/lists", tags=["lists"], summary="createList")
+@router.post("/v1/lists", tags=["lists"], summary="createList",
+             **documented(single(ContactList), body=ListIn))
 async def create_list(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     body = validated(ListIn, await json_object(request))
     now = now_iso()
@@ -212,12 +296,14 @@ async def create_list(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     return ok(_list_view(the_shop, doc))
 
 
-@router.get("/v1/lists/{id_list}", tags=["lists"], summary="getList")
+@router.get("/v1/lists/{id_list}", tags=["lists"], summary="getList",
+            **documented(single(ContactList), sends=[404]))
 async def get_list(id_list: int, the_shop: Shop = Depends(shop)) -> Any:
     return ok(_list_view(the_shop, _get_list(the_shop, id_list)))
 
 
-@router.patch("/v1/lists/{id_list}", tags=["lists"], summary="updateList")
+@router.patch("/v1/lists/{id_list}", tags=["lists"], summary="updateList",
+              **documented(single(ContactList), body=ListPatch, sends=[404]))
 async def update_list(id_list: int, request: Request, the_shop: Shop = Depends(shop)) -> Any:
     patch = validated(ListPatch, await json_object(request))
     doc = {**_get_list(the_shop, id_list), **patch.model_dump(exclude_unset=True)}
@@ -227,14 +313,16 @@ async def update_list(id_list: int, request: Request, the_shop: Shop = Depends(s
     return ok(_list_view(the_shop, doc))
 
 
-@router.delete("/v1/lists/{id_list}", tags=["lists"], summary="deleteList")
+@router.delete("/v1/lists/{id_list}", tags=["lists"], summary="deleteList",
+               **documented(Done))
 async def delete_list(id_list: int, the_shop: Shop = Depends(shop)) -> Any:
     """Idempotent: deleting an unknown list succeeds."""
     the_shop.collection("lists").delete(str(id_list))
     return {"statusCode": 200, "success": True}
 
 
-@router.get("/v1/lists/{id_list}/contacts", tags=["lists"], summary="listListContacts")
+@router.get("/v1/lists/{id_list}/contacts", tags=["lists"], summary="listListContacts",
+            **documented(page(Member), query=listing_query("Member", MEMBER_FIELDS), sends=[404]))
 async def list_list_contacts(
     id_list: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:

@@ -17,24 +17,37 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import ValidationError
+from pydantic import ConfigDict, ValidationError
 
 from connectors.marketing.query import OrderBy
 from connectors.marketing.resources import CUSTOM_DATA_RECORDS_MAX_BATCH, CUSTOM_DATA_RECORDS_ROUTE
+from sandbox.marketing.answers import (
+    Answer,
+    BulkResult,
+    Done,
+    Moment,
+    page,
+    projected,
+    single,
+)
 from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.custom_fields import (
     MAX_OVERRIDES_PER_FIELD,
     DefinitionIn,
     ExtendIn,
+    FieldDef,
     OverridesIn,
+    Relationship,
     check_record,
     record_id,
     resolve_relations,
 )
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found, validated
 from sandbox.marketing.http import json_body, json_object, listed, ok, query, shop, store_of
-from sandbox.marketing.limits import MAX_DELETE_IDS
+from sandbox.marketing.limits import MAX_DELETE_IDS, MAX_INT
 from sandbox.marketing.listing import list_envelope, parse_list_query
+from sandbox.marketing.listing_openapi import listing_query
+from sandbox.marketing.openapi import documented, parameter
 from sandbox.marketing.store import Collection, Doc, Shop, applier, now_iso
 
 router = APIRouter(tags=["custom data"])
@@ -53,6 +66,51 @@ BY_ID = [OrderBy(field="id", type="asc")]
 DEFS_PATH = "/v1/custom-data-definitions"
 RECORDS_PATH = "/v1/" + CUSTOM_DATA_RECORDS_ROUTE
 DONE = {"statusCode": 200, "success": True}
+
+
+class Definition(Answer):
+    """A custom data definition."""
+
+    id: int
+    id_shop: int
+    name: str
+    description: str | None
+    unique_keys: list[str]
+    fields: list[FieldDef]
+    relationships: list[Relationship]
+    active: bool
+    created_at: Moment
+    updated_at: Moment
+
+
+class Override(Answer):
+    """Where a custom field stands among those overriding one system field."""
+
+    id: int
+    id_custom_data_definition: int
+    custom_field_name: str
+    target_schema: str
+    system_field: str
+    priority: int
+
+
+class Record(Answer):
+    """A record: its id and the fields of its definition."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: int | None = None
+
+
+#: a record id (``custom_fields.record_id``): a positive 64-bit integer, or its digits
+_RECORD_NUMBER = {"type": "integer", "minimum": 1, "maximum": MAX_INT}
+_RECORD_ID = {"anyOf": [_RECORD_NUMBER, {"type": "string", "pattern": "^0{0,2}[1-9][0-9]{0,17}$"}]}
+_RECORDS = {"type": "array", "maxItems": CUSTOM_DATA_RECORDS_MAX_BATCH, "items": {
+    "description": "a record of the definition's fields (PUT: with its id); each is checked"
+                   " on its own: an invalid one is rejected in rejected_items"}}
+_PAIR = [parameter(key, {"type": "string", "minLength": 1}, "The system field overridden.",
+                   required=True)
+         for key in ("target_system_schema", "system_field_name")]
 
 
 # --- definitions ---------------------------------------------------------------------------
@@ -87,14 +145,17 @@ def record_view(definition: Doc, doc: Doc) -> dict[str, Any]:
     return {name: doc.get(name) for name in record_fields(definition)}
 
 
-@router.get(DEFS_PATH, summary="listCustomDataDefinitions")
+@router.get(DEFS_PATH, summary="listCustomDataDefinitions",
+            **documented(page(projected(Definition)),
+                         query=listing_query("Definition", DEFINITION_FIELDS)))
 async def list_definitions(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     q = parse_list_query(query(request), DEFINITION_FIELDS)
     page, total = await listed(request, definitions(the_shop).values(), q, default_order=BY_ID)
     return list_envelope(page, total, q)
 
 
-@router.post(DEFS_PATH, summary="createCustomDataDefinition")
+@router.post(DEFS_PATH, summary="createCustomDataDefinition",
+             **documented(single(Definition), body=DefinitionIn))
 async def create_definition(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Names are unique per shop: KPI sources and relationships refer to definitions by name."""
     body = validated(DefinitionIn, await json_object(request))
@@ -119,7 +180,9 @@ async def create_definition(request: Request, the_shop: Shop = Depends(shop)) ->
 # --- field override priorities (declared before `/{id_definition}` so it is not taken) -----
 
 
-@router.get(f"{DEFS_PATH}/overrides", summary="listFieldOverridePriorities")
+@router.get(f"{DEFS_PATH}/overrides", summary="listFieldOverridePriorities",
+            **documented(page(projected(Override)),
+                         query=listing_query("Override", OVERRIDE_FIELDS)))
 async def list_overrides(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     q = parse_list_query(query(request), OVERRIDE_FIELDS)
     rows = the_shop.collection(OVERRIDES).values()
@@ -127,7 +190,8 @@ async def list_overrides(request: Request, the_shop: Shop = Depends(shop)) -> An
     return list_envelope(page, total, q)
 
 
-@router.put(f"{DEFS_PATH}/overrides", summary="updateFieldOverridePriorities")
+@router.put(f"{DEFS_PATH}/overrides", summary="updateFieldOverridePriorities",
+            **documented(single(Override, many=True), body=OverridesIn, query=_PAIR))
 async def put_overrides(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Replace every override of one (target_system_schema, system_field_name) pair; an empty
     ``overrides`` array clears the pair. Answers the pair's rows, highest priority first."""
@@ -178,12 +242,14 @@ async def put_overrides(request: Request, the_shop: Shop = Depends(shop)) -> Any
 # --- one definition ------------------------------------------------------------------------
 
 
-@router.get(DEFS_PATH + "/{id_definition}", summary="getCustomDataDefinition")
+@router.get(DEFS_PATH + "/{id_definition}", summary="getCustomDataDefinition",
+            **documented(single(Definition), sends=[404]))
 async def get_definition(id_definition: int, the_shop: Shop = Depends(shop)) -> Any:
     return ok(find_definition(the_shop, id_definition))
 
 
-@router.delete(DEFS_PATH + "/{id_definition}", summary="deleteCustomDataDefinition")
+@router.delete(DEFS_PATH + "/{id_definition}", summary="deleteCustomDataDefinition",
+               **documented(Done))
 async def delete_definition(id_definition: int, the_shop: Shop = Depends(shop)) -> Any:
     """Idempotent. Takes the definition's records and override rows with it."""
     definitions(the_shop).delete(str(id_definition))
@@ -203,7 +269,8 @@ def _touch(shop: Shop, doc: Doc, **changes: Any) -> dict[str, Any]:
     return ok(doc)
 
 
-@router.patch(DEFS_PATH + "/{id_definition}/extend", summary="extendCustomDataDefinition")
+@router.patch(DEFS_PATH + "/{id_definition}/extend", summary="extendCustomDataDefinition",
+              **documented(single(Definition), body=ExtendIn, sends=[404]))
 async def extend_definition(
     id_definition: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:
@@ -226,12 +293,15 @@ async def extend_definition(
     return _touch(the_shop, doc, fields=[*doc["fields"], *added])
 
 
-@router.patch(DEFS_PATH + "/{id_definition}/activate", summary="activateCustomDataDefinition")
+@router.patch(DEFS_PATH + "/{id_definition}/activate", summary="activateCustomDataDefinition",
+              **documented(single(Definition), sends=[404]))
 async def activate_definition(id_definition: int, the_shop: Shop = Depends(shop)) -> Any:
     return _touch(the_shop, find_definition(the_shop, id_definition), active=True)
 
 
-@router.patch(DEFS_PATH + "/{id_definition}/deactivate", summary="deactivateCustomDataDefinition")
+@router.patch(DEFS_PATH + "/{id_definition}/deactivate",
+              summary="deactivateCustomDataDefinition",
+              **documented(single(Definition), sends=[404]))
 async def deactivate_definition(id_definition: int, the_shop: Shop = Depends(shop)) -> Any:
     """A deactivated definition keeps its records (readable) but refuses writes."""
     return _touch(the_shop, find_definition(the_shop, id_definition), active=False)
@@ -310,7 +380,8 @@ def _apply_delete(shop: Shop, op: Doc) -> None:
         records.delete(str(target))
 
 
-@router.get(RECORDS_PATH, summary="listCustomDataRecords")
+@router.get(RECORDS_PATH, summary="listCustomDataRecords",
+            **documented(page(Record), query=listing_query("Record", None), sends=[404]))
 async def list_records(
     id_definition: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:
@@ -325,21 +396,24 @@ async def list_records(
 _MAX = f"a JSON array of at most {CUSTOM_DATA_RECORDS_MAX_BATCH} records"
 
 
-@router.post(RECORDS_PATH, summary=f"saveCustomDataRecords ({_MAX})")
+@router.post(RECORDS_PATH, summary=f"saveCustomDataRecords ({_MAX})",
+             **documented(BulkResult, body=_RECORDS, sends=[404]))
 async def save_records(
     id_definition: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:
     return await _write(request, the_shop, id_definition, update=False)
 
 
-@router.put(RECORDS_PATH, summary=f"updateCustomDataRecords ({_MAX}, each with its id)")
+@router.put(RECORDS_PATH, summary=f"updateCustomDataRecords ({_MAX}, each with its id)",
+            **documented(BulkResult, body=_RECORDS, sends=[404]))
 async def update_records(
     id_definition: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:
     return await _write(request, the_shop, id_definition, update=True)
 
 
-@router.patch(RECORDS_PATH + "/{id}", summary="updateCustomDataRecord")
+@router.patch(RECORDS_PATH + "/{id}", summary="updateCustomDataRecord",
+              **documented(Done, body={"type": "object"}, sends=[404]))
 async def update_record(
     id_definition: int, id: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:
@@ -357,7 +431,9 @@ async def update_record(
     return DONE
 
 
-@router.delete(RECORDS_PATH, summary="deleteCustomDataRecord (?id=)")
+@router.delete(RECORDS_PATH, summary="deleteCustomDataRecord (?id=)",
+               **documented(Done, query=[parameter("id", _RECORD_NUMBER, "The record.",
+                                                   required=True)], sends=[404]))
 async def delete_record(
     id_definition: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:
@@ -372,7 +448,9 @@ async def delete_record(
 
 
 @router.post(RECORDS_PATH + "/bulk-delete",
-             summary="bulkDeleteCustomDataRecords (a plain JSON array of record ids)")
+             summary="bulkDeleteCustomDataRecords (a plain JSON array of record ids)",
+             **documented(BulkResult, body={"type": "array", "maxItems": MAX_DELETE_IDS,
+                                            "items": _RECORD_ID}, sends=[404]))
 async def bulk_delete_records(
     id_definition: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt
 
+from sandbox.marketing.answers import Answer, Done, Moment, page, single
 from sandbox.marketing.errors import not_found, validated
 from sandbox.marketing.http import json_object, ok, shop
 from sandbox.marketing.listing import ListQuery, list_envelope
+from sandbox.marketing.openapi import documented, omittable
 from sandbox.marketing.store import Doc, Shop, now_iso
 
 router = APIRouter(tags=["data sources"])
+
+
+def _whole(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+#: a JSON integer: 5, or 5.0 (the same number to JSON Schema and to the real service's
+#: JavaScript), but not true or "5"
+WholeNumber = Annotated[StrictInt, BeforeValidator(_whole)]
 
 
 class DataSourceIn(BaseModel):
@@ -21,20 +32,37 @@ class DataSourceIn(BaseModel):
     label: str
     type: str = "api"
     config: str | None = None
-    parent_id: int | None = None
-    is_default: bool = False
-    active: bool = True
+    parent_id: WholeNumber | None = None
+    is_default: StrictBool = False
+    active: StrictBool = True
 
 
 class DataSourcePatch(BaseModel):
+    """The keys given replace the current ones; label, type and the flags cannot be null."""
+
     model_config = ConfigDict(extra="forbid")
 
-    label: str | None = None
-    type: str | None = None
+    label: str = omittable()
+    type: str = omittable()
     config: str | None = None
-    parent_id: int | None = None
-    is_default: bool | None = None
-    active: bool | None = None
+    parent_id: WholeNumber | None = None
+    is_default: StrictBool = omittable()
+    active: StrictBool = omittable()
+
+
+class DataSource(Answer):
+    """A data source as the sandbox answers it."""
+
+    id_data_source: int
+    id_shop: int
+    label: str
+    type: str
+    config: str | None
+    parent_id: int | None
+    is_default: bool
+    active: bool
+    created_at: Moment
+    updated_at: Moment
 
 
 def data_sources(shop: Shop) -> dict[str, Doc]:
@@ -74,7 +102,7 @@ def _save(shop: Shop, doc: Doc) -> None:
     collection.put(str(doc["id_data_source"]), doc)
 
 
-@router.get("/v1/data-sources", summary="listDataSources")
+@router.get("/v1/data-sources", summary="listDataSources", **documented(page(DataSource)))
 async def list_data_sources(the_shop: Shop = Depends(shop)) -> Any:
     """All data sources, active and inactive, ordered by parent_id then creation date."""
     docs = sorted(
@@ -84,14 +112,16 @@ async def list_data_sources(the_shop: Shop = Depends(shop)) -> Any:
     return list_envelope(docs, len(docs), ListQuery(limit=max(len(docs), 1), offset=0))
 
 
-@router.post("/v1/data-sources", summary="createDataSource")
+@router.post("/v1/data-sources", summary="createDataSource",
+             **documented(single(DataSource), body=DataSourceIn))
 async def create_data_source(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     body = validated(DataSourceIn, await json_object(request))
     data_sources(the_shop)
     return ok(_create(the_shop, body))
 
 
-@router.put("/v1/data-sources/{id_data_source}", summary="updateDataSource")
+@router.put("/v1/data-sources/{id_data_source}", summary="updateDataSource",
+            **documented(single(DataSource), body=DataSourcePatch, sends=[404]))
 async def update_data_source(
     id_data_source: int, request: Request, the_shop: Shop = Depends(shop)
 ) -> Any:
@@ -104,7 +134,8 @@ async def update_data_source(
     return ok(doc)
 
 
-@router.delete("/v1/data-sources/{id_data_source}", summary="deleteDataSource")
+@router.delete("/v1/data-sources/{id_data_source}", summary="deleteDataSource",
+               **documented(Done))
 async def delete_data_source(id_data_source: int, the_shop: Shop = Depends(shop)) -> Any:
     """Idempotent: deleting an unknown data source succeeds."""
     data_sources(the_shop)

@@ -17,16 +17,19 @@ Choices where the spec says "not shown":
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from connectors.marketing.query import OrderBy
+from sandbox.marketing.answers import Answer, Done, Moment, page, projected, single
 from sandbox.marketing.errors import ApiError, not_found
 from sandbox.marketing.event_rules import (
     EventIn,
     EventPatch,
+    EventProperties,
     Target,
     check_trigger,
     parse_event,
@@ -34,6 +37,8 @@ from sandbox.marketing.event_rules import (
 )
 from sandbox.marketing.http import json_object, listed, ok, query, shop
 from sandbox.marketing.listing import ListQuery, list_envelope, parse_event_settings
+from sandbox.marketing.listing_openapi import Language
+from sandbox.marketing.openapi import NOT_SPACE, documented, omittable
 from sandbox.marketing.store import Doc, Shop, now_iso
 
 router = APIRouter(tags=["events"])
@@ -53,6 +58,89 @@ NEWEST_FIRST = [
     OrderBy(field="date_creation", type="desc"),
     OrderBy(field="id_event_history", type="desc"),
 ]
+
+
+class Event(Answer):
+    """An event type: the schema of its payloads (all four slots, normalised)."""
+
+    id_event: int
+    name: str
+    code_name: str
+    properties: EventProperties
+    created_at: Moment
+    updated_at: Moment
+
+
+class TargetDoc(Answer):
+    """Whom a firing is about, as its payload identified them."""
+
+    type: Literal["contact", "visitor"]
+    id: int | str | None = None
+    email: str | None = None
+    phone: str | None = None
+
+
+class History(Answer):
+    """One firing of an event."""
+
+    id_event_history: int
+    id_event: int
+    code_name: str
+    target: TargetDoc
+    id_shop_contact: int | None
+    payload: str = Field(description="the payload as it was sent, JSON text")
+    execution_status: Literal["triggered", "target_not_found"]
+    date_creation: Moment
+
+
+class Queued(Answer):
+    id_event_history: int
+    queued: Literal[True]
+
+
+class Triggered(Answer):
+    """The firing is recorded and queued."""
+
+    statusCode: Literal[200]
+    success: Literal[True]
+    data: Queued
+
+
+Text = Annotated[StrictStr, Field(pattern=NOT_SPACE)]
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ContactTarget(_Payload):
+    """At least one of id, email, phone."""
+
+    model_config = ConfigDict(json_schema_extra={"anyOf": [
+        {"required": ["id"]}, {"required": ["email"]}, {"required": ["phone"]}]})
+
+    id: StrictInt | Text = omittable()
+    email: Text = omittable()
+    phone: Text = omittable()
+    customData: dict[str, Any] = omittable()
+
+
+class VisitorTarget(_Payload):
+    id: StrictInt | Text
+    customData: dict[str, Any] = omittable()
+
+
+class TriggerPayload(_Payload):
+    """A firing: its slots must match what the event type declares (every violation is
+    told at once); contact, visitor or both."""
+
+    model_config = ConfigDict(json_schema_extra={"anyOf": [
+        {"required": ["contact"]}, {"required": ["visitor"]}]})
+
+    metaData: dict[str, Any] = omittable()
+    customData: dict[str, Any] = omittable()
+    contact: ContactTarget = omittable()
+    visitor: VisitorTarget = omittable()
 
 
 def _by_code_name(shop: Shop, code_name: str) -> Doc | None:
@@ -89,21 +177,26 @@ async def _listing(
     return list_envelope(page, total, q)
 
 
-@router.get("/v1/events/histories", summary="listEventHistories")
+@router.get("/v1/events/histories", summary="listEventHistories",
+            **documented(page(projected(History)),
+                         query=Language("History", HISTORY_FIELDS).event_query()))
 async def list_event_histories(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Firings, newest first unless ``settings.order`` says otherwise."""
     rows = list(the_shop.collection(HISTORIES).values())
     return await _listing(request, rows, HISTORY_FIELDS, NEWEST_FIRST)
 
 
-@router.get("/v1/events", summary="listEvents")
+@router.get("/v1/events", summary="listEvents",
+            **documented(page(projected(Event)),
+                         query=Language("Event", EVENT_FIELDS).event_query()))
 async def list_events(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Event types, oldest first unless ``settings.order`` says otherwise."""
     events = list(the_shop.collection(EVENTS).values())
     return await _listing(request, events, EVENT_FIELDS, BY_CREATION)
 
 
-@router.post("/v1/events", summary="createEvent")
+@router.post("/v1/events", summary="createEvent",
+             **documented(single(Event), body=EventIn, sends=[409]))
 async def create_event(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     body, problems = parse_event(EventIn, await json_object(request))
     if body is None:
@@ -122,7 +215,8 @@ async def create_event(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     return ok(doc)
 
 
-@router.patch("/v1/events", summary="updateEvent")
+@router.patch("/v1/events", summary="updateEvent",
+              **documented(single(Event), body=EventPatch, sends=[404, 409]))
 async def update_event(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     patch, problems = parse_event(EventPatch, await json_object(request))
     if patch is None:
@@ -140,12 +234,13 @@ async def update_event(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     return ok(doc)
 
 
-@router.get("/v1/events/{id_event}", summary="getEvent")
+@router.get("/v1/events/{id_event}", summary="getEvent",
+            **documented(single(Event), sends=[404]))
 async def get_event(id_event: int, the_shop: Shop = Depends(shop)) -> Any:
     return ok(_event(the_shop, id_event))
 
 
-@router.delete("/v1/events/{id_event}", summary="deleteEvent")
+@router.delete("/v1/events/{id_event}", summary="deleteEvent", **documented(Done))
 async def delete_event(id_event: int, the_shop: Shop = Depends(shop)) -> Any:
     """Idempotent: deleting an unknown event succeeds. Its firings stay in the history."""
     the_shop.collection(EVENTS).delete(str(id_event))
@@ -172,7 +267,8 @@ def _resolve(shop: Shop, target: Target) -> int | None:
     return None
 
 
-@router.post("/v1/events/trigger/{code_name}", summary="triggerEvent")
+@router.post("/v1/events/trigger/{code_name}", summary="triggerEvent",
+             **documented(Triggered, body=TriggerPayload, sends=[404]))
 async def trigger_event(code_name: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
     """Validate strictly (every violation in one 400), record the firing, answer queued."""
     event = _by_code_name(the_shop, code_name)

@@ -24,13 +24,15 @@ from collections import Counter
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model, model_validator
 
 from connectors.marketing.query import MULTI_VALUE_OPERATORS, Filter, Operator
 from connectors.marketing.resources import SYNC_RESOURCES
+from sandbox.marketing.answers import Answer, Done, Moment, model_types
 from sandbox.marketing.errors import ApiError, not_found, validated
 from sandbox.marketing.http import json_object, kpi_shop, listed, query
 from sandbox.marketing.listing import ListQuery
+from sandbox.marketing.openapi import documented, omittable, parameter
 from sandbox.marketing.routes.custom_data import (
     definition_named,
     definitions,
@@ -126,6 +128,103 @@ class KpiIn(_Strict):
             if twice:
                 raise ValueError(f"{kind}: {', '.join(twice)} given more than once")
         return self
+
+
+_ANY_OF_KPI: dict[str, Any] = {name: (kind, omittable())
+                               for name, kind in model_types(KpiIn).items()}
+KpiPatch = create_model(
+    "KpiPatch", __base__=_Strict,
+    __doc__="Any fields of a KPI: merged over its current definition, checked as a whole.",
+    **_ANY_OF_KPI,
+)
+
+
+# --- what the KPI endpoints answer (bare objects, not envelopes) ------------------------------
+
+
+class KpiMeasure(Answer):
+    id_measure: str
+    type: str
+    field: str
+    label: Label
+    chart_types: list[str]
+    position: int
+
+
+class KpiConditions(Answer):
+    combinator: Literal["AND"]
+    conditions: list[KpiFilter]
+
+
+class Kpi(Answer):
+    """A custom KPI."""
+
+    id_custom_kpi: str
+    id_shop: int
+    name: Label
+    description: Label
+    measures: list[KpiMeasure]
+    source_type: Literal["system", "custom"]
+    source_schema_name: str
+    source_table_name: str
+    relations_chain: list[list[str]]
+    dimension_field: str | None
+    secondary_dimension_field: str | None
+    time_field: str | None
+    filters: KpiConditions
+    status: Literal["backfilling"]
+    last_event_run_at: Moment | None
+    last_error: str | None
+    lookback_max_months: int
+    created_at: Moment
+    updated_at: Moment
+
+
+class KpiSource(Answer):
+    """A schema KPIs may be computed on (custom ones: a definition)."""
+
+    source_type: Literal["system", "custom"]
+    source_schema_name: str
+    label: str
+    id_custom_data_definition: int | None = None
+    active: bool | None = None
+
+
+class KpiField(Answer):
+    """A field of a source schema (``<schema>.<field>`` through a relation)."""
+
+    name: str
+    type: str
+    label: str
+
+
+class PreviewRows(Answer):
+    rows: list[dict[str, Any]] = Field(description="per combination of the first two"
+                                       " dimensions: their values and each measure's")
+
+
+class Preview(Answer):
+    """The KPI computed now over the shop's stored data."""
+
+    statusCode: Literal[200]
+    data: PreviewRows
+
+
+class Confirmation(BaseModel):
+    """Deleting a KPI drops its history: say so."""
+
+    confirmation: Literal[True]
+
+
+_FIELDS_QUERY = [
+    parameter("sourceType", {"type": "string", "enum": ["system", "custom"]},
+              "The kind of the source schema.", required=True),
+    parameter("sourceSchema", {"type": "string", "minLength": 1},
+              "A system schema or a custom data definition's name.", required=True),
+    parameter("relationsChain", {"type": "array", "items": {"type": "string"}},
+              "Schemas whose fields come after the source's: repeated, comma-separated or a"
+              " JSON array."),
+]
 
 
 # --- sources and their fields ----------------------------------------------------------------
@@ -258,7 +357,8 @@ async def _kpi_body(request: Request, shop: Shop) -> KpiIn:
     return body
 
 
-@router.get(f"{BASE}/sources", summary="CustomKpiController_sources")
+@router.get(f"{BASE}/sources", summary="CustomKpiController_sources",
+            **documented(KpiSource, many=True, key="kpiKey"))
 async def list_sources(the_shop: Shop = Depends(kpi_shop)) -> Any:
     """System schemas, then the shop's custom data definitions (by name)."""
     system = [{"source_type": "system", "source_schema_name": name, "label": label}
@@ -290,7 +390,8 @@ def _chain(raw: Any) -> list[str]:
     return flat
 
 
-@router.get(f"{BASE}/fields", summary="CustomKpiController_fields")
+@router.get(f"{BASE}/fields", summary="CustomKpiController_fields",
+            **documented(KpiField, many=True, query=_FIELDS_QUERY, key="kpiKey"))
 async def list_fields(request: Request, the_shop: Shop = Depends(kpi_shop)) -> Any:
     """Fields of ``sourceSchema``, then ``<schema>.<field>`` of each schema of the chain."""
     params = query(request)
@@ -341,7 +442,8 @@ def _aggregate(kind: str, field: str, rows: list[dict[str, Any]]) -> Any:
     return min(numbers) if kind == "min" else max(numbers)
 
 
-@router.post(f"{BASE}/preview", summary="CustomKpiController_preview")
+@router.post(f"{BASE}/preview", summary="CustomKpiController_preview",
+             **documented(Preview, body=KpiIn, key="kpiKey"))
 async def preview(request: Request, the_shop: Shop = Depends(kpi_shop)) -> Any:
     """The KPI computed now over the shop's stored data, to check a definition before
     creating it: one row per combination of the first two dimensions (or one row), none when
@@ -365,7 +467,8 @@ async def preview(request: Request, the_shop: Shop = Depends(kpi_shop)) -> Any:
     return {"statusCode": 200, "data": {"rows": result}}
 
 
-@router.post(BASE, summary="CustomKpiController_create")
+@router.post(BASE, summary="CustomKpiController_create",
+             **documented(Kpi, body=KpiIn, key="kpiKey"))
 async def create_kpi(request: Request, the_shop: Shop = Depends(kpi_shop)) -> Any:
     """Answers the created KPI object itself (not an envelope), in status backfilling."""
     doc = _build(the_shop, await _kpi_body(request, the_shop), None)
@@ -373,18 +476,21 @@ async def create_kpi(request: Request, the_shop: Shop = Depends(kpi_shop)) -> An
     return _public(doc)
 
 
-@router.get(BASE, summary="CustomKpiController_list")
+@router.get(BASE, summary="CustomKpiController_list",
+            **documented(Kpi, many=True, key="kpiKey"))
 async def list_kpis(the_shop: Shop = Depends(kpi_shop)) -> Any:
     """A plain JSON array of KPI objects, oldest first."""
     return [_public(d) for d in the_shop.collection(KPIS).values()]
 
 
-@router.get(BASE + "/{id_custom_kpi}", summary="CustomKpiController_get")
+@router.get(BASE + "/{id_custom_kpi}", summary="CustomKpiController_get",
+            **documented(Kpi, sends=[404], key="kpiKey"))
 async def get_kpi(id_custom_kpi: str, the_shop: Shop = Depends(kpi_shop)) -> Any:
     return _public(_find(the_shop, id_custom_kpi))
 
 
-@router.patch(BASE + "/{id_custom_kpi}", summary="CustomKpiController_update")
+@router.patch(BASE + "/{id_custom_kpi}", summary="CustomKpiController_update",
+              **documented(Kpi, body=KpiPatch, sends=[404], key="kpiKey"))
 async def update_kpi(
     id_custom_kpi: str, request: Request, the_shop: Shop = Depends(kpi_shop)
 ) -> Any:
@@ -399,7 +505,8 @@ async def update_kpi(
     return _public(doc)
 
 
-@router.delete(BASE + "/{id_custom_kpi}", summary="CustomKpiController_delete")
+@router.delete(BASE + "/{id_custom_kpi}", summary="CustomKpiController_delete",
+               **documented(Done, body=Confirmation, key="kpiKey"))
 async def delete_kpi(
     id_custom_kpi: str, request: Request, the_shop: Shop = Depends(kpi_shop)
 ) -> Any:

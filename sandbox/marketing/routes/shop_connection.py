@@ -7,8 +7,10 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandbox.marketing.answers import Moment, single
 from sandbox.marketing.errors import validated
 from sandbox.marketing.http import json_object, ok, shop
+from sandbox.marketing.openapi import documented
 from sandbox.marketing.store import Shop, now_iso
 
 router = APIRouter(tags=["shop"])
@@ -26,7 +28,15 @@ class ShopConnection(BaseModel):
     module_version: str | None = None
 
 
-@router.post("/v1/shop/connection", summary="connectShop")
+class ConnectedShop(ShopConnection):
+    """The shop's connection as stored."""
+
+    id_shop: int
+    updated_at: Moment
+
+
+@router.post("/v1/shop/connection", summary="connectShop",
+             **documented(single(ConnectedShop), body=ShopConnection))
 async def connect_shop(request: Request, the_shop: Shop = Depends(shop)) -> Any:
     body = validated(ShopConnection, await json_object(request))
     doc = {"id_shop": the_shop.shop_id, **body.model_dump(), "updated_at": now_iso()}

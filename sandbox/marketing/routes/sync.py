@@ -9,20 +9,32 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    create_model,
+)
 
+from connectors.marketing.items import Carrier, Customer, Order, OrderStatus
 from connectors.marketing.query import Operator, OrderBy
 from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
 from connectors.marketing.samples import sample_item
+from sandbox.marketing.answers import BulkResult, model_types, page, row, single
 from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.contacts import derive_contact, forget_contact
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
 from sandbox.marketing.http import integer, json_object, listed, ok, query, shop, store_of
-from sandbox.marketing.limits import MAX_DELETE_IDS
+from sandbox.marketing.limits import MAX_DELETE_IDS, MAX_INT
 from sandbox.marketing.listing import ListQuery, list_envelope, parse_list_query
+from sandbox.marketing.listing_openapi import listing_query
+from sandbox.marketing.openapi import documented, parameter, ref
 from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
 from sandbox.marketing.store import Doc, Shop, applier, now_iso
 from sandbox.marketing.views import reader, selectable_fields
@@ -137,10 +149,9 @@ async def bulk_delete(
 ) -> dict[str, Any]:
     """Delete by the ids listed under ``delete_key`` (the resource's own) in the body."""
     body = await json_object(request)
-    ids = body.get(delete_key)
-    if not isinstance(ids, list) or not all(
-        isinstance(i, str | int) and not isinstance(i, bool) for i in ids
-    ):
+    given = body.get(delete_key)
+    ids = [_id_text(i) for i in given] if isinstance(given, list) else None
+    if ids is None or None in ids:
         raise ApiError(400, f'The body must be {{"{delete_key}": [ids]}} (strings or integers)')
     if len(ids) > MAX_DELETE_IDS:
         raise ApiError(400, f"A bulk delete takes at most {MAX_DELETE_IDS} ids; got {len(ids)}."
@@ -149,12 +160,23 @@ async def bulk_delete(
     op = {
         "kind": "sync.delete",
         "resource": resource.name,
-        "ids": [str(i) for i in ids],
+        "ids": ids,
         "data_source_id": None if scope is None else integer(scope, "id_data_source", low=0),
         "parent": parent,
     }
     shop.enqueue(op, store_of(request).visible_at())
     return bulk_envelope(len(ids))
+
+
+def _id_text(raw: Any) -> str | None:
+    """An id of a bulk delete as items are compared by it: text as sent, an integer in its
+    digits (``5.0`` too: JSON, JSON Schema and the real service's JavaScript read it as 5),
+    None for anything else."""
+    if isinstance(raw, float) and raw.is_integer() and abs(raw) <= 2**53:
+        raw = int(raw)
+    if isinstance(raw, str) or (isinstance(raw, int) and not isinstance(raw, bool)):
+        return str(raw)
+    return None
 
 
 @applier("sync.save")
@@ -225,45 +247,90 @@ def _find(shop: Shop, resource: SyncResource, field: str, value: str) -> dict[st
     raise not_found(f"{resource.name[:-1].capitalize()} with {field} {value!r}")
 
 
+#: what every stored item reads back with besides its own fields (``views.READ_META_FIELDS``)
+_META: dict[str, Any] = {"id": int, "shop_id": int, "data_source_id": int, "source_label": str}
+#: the fields of an order as it is read (``views.OrderReader``): its own, and those of its
+#: customer, carrier and status; the views hold no customer gender or country, no delay
+_ORDER_TYPES: dict[str, Any] = {
+    **model_types(Order), **_META, "date": str, "contact_id": int,
+    **model_types(Customer, prefix="customer_"), "customer_id": str, "customer_deleted": bool,
+    "customer_gender": None, "customer_country": None,
+    **model_types(Carrier, prefix="carrier_"), "carrier_delay": None, "carrier_deleted": bool,
+    "carrier_active": bool,
+    **model_types(OrderStatus, prefix="status_"), "status_active": bool, "status_deleted": bool,
+}
+
+
+def _row(resource: SyncResource) -> type[BaseModel]:
+    """What one item of ``resource`` reads back as (``views.reader``)."""
+    if resource.name == "orders":
+        types = _ORDER_TYPES
+    else:  # a status reads with is_active, the opposite of is_deleted (``views.status_view``)
+        types = {**model_types(resource.model), **_META, "is_active": bool}
+    fields = selectable_fields(resource)
+    return row(f"{resource.model.__name__}Row", {name: types[name] for name in fields},
+               f"A {resource.name[:-1]} as it reads back.")
+
+
+ROWS = {name: _row(resource) for name, resource in SYNC_RESOURCES.items()}
+
+
 def _write_body(resource: SyncResource) -> dict[str, Any]:
-    """The OpenAPI request body of a bulk write (items are validated one by one, so the
-    route takes raw JSON and the schema is only declared)."""
+    """The request body of a bulk write: each item is validated on its own (invalid ones are
+    reported in ``rejected_items`` and the batch goes on), so the route takes any item, and
+    the schema says what a valid one is."""
     return {
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {
-                    "schema": {
-                        "type": "array",
-                        "maxItems": resource.max_batch,
-                        "items": {"$ref": f"#/components/schemas/{resource.model.__name__}"},
-                    },
-                    "example": [sample_item(resource.name)],
-                }
-            },
-        }
+        "type": "array",
+        "maxItems": resource.max_batch,
+        "items": {"anyOf": [
+            ref(resource.model, "validation"),
+            {"description": "anything else: rejected in rejected_items, the batch goes on"},
+        ]},
     }
+
+
+def _delete_body(resource: SyncResource, delete_key: str) -> type[BaseModel]:
+    """``{"<delete_key>": [ids]}``: ids as text or integers (as JSON reads them: 64 bits)."""
+    ids = list[StrictStr | Annotated[StrictInt, Field(ge=-(2**63), le=2**64 - 1)]]
+    fields: dict[str, Any] = {delete_key: (ids, Field(max_length=MAX_DELETE_IDS))}
+    return create_model(f"{resource.model.__name__}Deletion",
+                        __config__=ConfigDict(extra="allow"), **fields)
+
+
+_SCOPE = parameter("id_data_source", {"type": "integer", "minimum": 0, "maximum": MAX_INT},
+                   "Delete only the items of this data source.")
+
+
+def _parent_parameter(resource: SyncResource) -> dict[str, Any]:
+    """The path's ``{parent_id}``: a number when the parent's id is one (``_parent``)."""
+    assert resource.parent_field is not None
+    numeric = "int" in str(resource.model.model_fields[resource.parent_field].annotation)
+    schema = ({"type": "integer", "minimum": 0, "maximum": MAX_INT} if numeric
+              else {"type": "string"})
+    return {"name": "parent_id", "in": "path", "required": True, "schema": schema,
+            "description": f"the {resource.parent_field} of the parent"}
 
 
 def _nested_endpoints(
     resource: SyncResource, parent_field: str, delete_key: str
 ) -> tuple[Endpoint, Endpoint, Endpoint, Endpoint]:
-    """Save, update, bulk delete and list under one parent (``{parent_id}`` in the path)."""
+    """Save, update, bulk delete and list under one parent (``{parent_id}`` in the path,
+    read from it here and declared by ``_parent_parameter``, as its type is the resource's)."""
 
-    async def save(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-        parent = _parent(resource, parent_id)
+    async def save(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        parent = _parent(resource, request.path_params["parent_id"])
         return await bulk_write(request, the_shop, resource, "save", parent)
 
-    async def update(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-        parent = _parent(resource, parent_id)
+    async def update(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        parent = _parent(resource, request.path_params["parent_id"])
         return await bulk_write(request, the_shop, resource, "update", parent)
 
-    async def delete(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-        parent = _parent(resource, parent_id)
+    async def delete(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        parent = _parent(resource, request.path_params["parent_id"])
         return await bulk_delete(request, the_shop, resource, delete_key, parent)
 
-    async def listing(parent_id: str, request: Request, the_shop: Shop = Depends(shop)) -> Any:
-        parent = _parent(resource, parent_id)
+    async def listing(request: Request, the_shop: Shop = Depends(shop)) -> Any:
+        parent = _parent(resource, request.path_params["parent_id"])
         return await _list(request, the_shop, resource,
                            lambda d: str(d.get(parent_field)) == parent)
 
@@ -294,12 +361,16 @@ def _register(resource: SyncResource) -> None:
     """Add the write, delete and read routes of one sync resource."""
     name = resource.name
     tags: list[str | Enum] = [name]
-    body = _write_body(resource)
     parent_field = resource.parent_field
     delete_key = resource.delete_key
     # every sync resource of the API is deleted by a list of its ids under its own key
     assert delete_key is not None, f"{name} has no delete key"
     base = "/v1/" + resource.route
+    example = [sample_item(name)]
+    path: list[dict[str, Any]] = []
+
+    def write() -> dict[str, Any]:
+        return documented(BulkResult, body=_write_body(resource), example=example, query=path)
 
     if parent_field is not None:
         assert resource.bulk_route is not None
@@ -309,29 +380,33 @@ def _register(resource: SyncResource) -> None:
 
         router.add_api_route(
             f"/v1/{resource.bulk_route}", save_across, methods=["POST"], tags=tags,
-            summary=f"save {name} across parents (items carry {parent_field})",
-            openapi_extra=body,
+            summary=f"save {name} across parents (items carry {parent_field})", **write(),
         )
         save, update, delete, listing = _nested_endpoints(resource, parent_field, delete_key)
         base = base.replace("{" + parent_field + "}", "{parent_id}")
+        path = [_parent_parameter(resource)]
     else:
         save, update, delete, listing = _flat_endpoints(resource, delete_key)
 
     max_note = f"a JSON array of at most {resource.max_batch} items"
     router.add_api_route(
-        base, save, methods=["POST"], tags=tags, summary=f"save {name} ({max_note})",
-        openapi_extra=body,
+        base, save, methods=["POST"], tags=tags, summary=f"save {name} ({max_note})", **write(),
     )
     router.add_api_route(
         base, update, methods=["PUT"], tags=tags,
-        summary=f"update existing {name} ({max_note}; unknown ids are rejected)",
-        openapi_extra=body,
+        summary=f"update existing {name} ({max_note}; unknown ids are rejected)", **write(),
     )
     router.add_api_route(
         f"{base}/bulk-delete", delete, methods=["POST"], tags=tags,
         summary=f'bulk delete {name}: {{"{delete_key}": [ids]}}',
+        **documented(BulkResult, body=_delete_body(resource, delete_key),
+                     query=[*path, _SCOPE]),
     )
-    router.add_api_route(base, listing, methods=["GET"], tags=tags, summary=f"list {name}")
+    router.add_api_route(
+        base, listing, methods=["GET"], tags=tags, summary=f"list {name}",
+        **documented(page(ROWS[name]), query=[*path, *listing_query(resource.model.__name__,
+                                                         selectable_fields(resource))]),
+    )
 
 
 # routes with fixed segments first, so that `{customer_id}` does not swallow them
@@ -339,12 +414,14 @@ for _resource in sorted(SYNC_RESOURCES.values(), key=lambda r: r.parent_field is
     _register(_resource)
 
 
-@router.get("/v1/customers/{customer_id}", tags=["customers"], summary="getCustomer")
+@router.get("/v1/customers/{customer_id}", tags=["customers"], summary="getCustomer",
+            **documented(single(ROWS["customers"]), sends=[404]))
 async def get_customer(customer_id: str, the_shop: Shop = Depends(shop)) -> Any:
     return _find(the_shop, SYNC_RESOURCES["customers"], "customer_id", customer_id)
 
 
-@router.get("/v1/customers/{customer_id}/groups", tags=["customers"], summary="getCustomerGroups")
+@router.get("/v1/customers/{customer_id}/groups", tags=["customers"], summary="getCustomerGroups",
+            **documented(single(ROWS["groups"], many=True), sends=[404]))
 async def get_customer_groups(customer_id: str, the_shop: Shop = Depends(shop)) -> Any:
     customer = _find(the_shop, SYNC_RESOURCES["customers"], "customer_id", customer_id)["data"]
     wanted = set(customer.get("group_ids") or [])
@@ -356,11 +433,13 @@ async def get_customer_groups(customer_id: str, the_shop: Shop = Depends(shop)) 
     return {"statusCode": 200, "data": groups}
 
 
-@router.get("/v1/orders/id/{order_id}", tags=["orders"], summary="getOrderById")
+@router.get("/v1/orders/id/{order_id}", tags=["orders"], summary="getOrderById",
+            **documented(single(ROWS["orders"]), sends=[404]))
 async def get_order(order_id: str, the_shop: Shop = Depends(shop)) -> Any:
     return _find(the_shop, SYNC_RESOURCES["orders"], "order_id", order_id)
 
 
-@router.get("/v1/orders/reference/{reference}", tags=["orders"], summary="getOrderByReference")
+@router.get("/v1/orders/reference/{reference}", tags=["orders"],
+            summary="getOrderByReference", **documented(single(ROWS["orders"]), sends=[404]))
 async def get_order_by_reference(reference: str, the_shop: Shop = Depends(shop)) -> Any:
     return _find(the_shop, SYNC_RESOURCES["orders"], "reference", reference)

@@ -323,13 +323,20 @@ class FilesSetup(EngineSetup):
 DropFile = tuple[str, list[Row]]
 
 
+def in_file(index: int, file_rows: list[Row]) -> list[Row]:
+    """The rows of a drop's file ``index``, tagged apart from every other file's: a tag
+    must name one row of the drop, or its origin (``file:line``) is overwritten by another
+    file's and its product stands in for another row's."""
+    return [Row(f"<file-{index}-{row.tag[1:]}", row.values) for row in file_rows]
+
+
 @st.composite
 def drops(draw: st.DrawFn) -> list[DropFile]:
     """One to three files, each JSON Lines or CSV, of good and bad rows."""
     files = []
     for index in range(draw(st.integers(1, 3))):
         fmt = draw(st.sampled_from(["jsonl", "csv"]))
-        files.append((f"products-{index}.{fmt}", draw(rows())))
+        files.append((f"products-{index}.{fmt}", in_file(index, draw(rows()))))
     return files
 
 
@@ -353,9 +360,19 @@ ISSUE_ROWS = issue_rows(
 )
 
 
+#: two files, the first with a line that is not JSON (an id ``NaN``: quarantined as
+#: ``products-0.jsonl:2``), the second with rows in the same places, each replacing the one
+#: before (found by hypothesis when each file's rows were tagged ``<row-N>`` alike: the
+#: quarantined line's origin was the second file's, and nothing stored its tag)
+TWO_FILES = [("products-0.jsonl", in_file(0, issue_rows({"id": Raw("NaN")}))),
+             ("products-1.jsonl",
+              in_file(1, [Row(f"<row-{n}>", good_values(n, 1000)) for n in range(3)]))]
+
+
 @given(files=drops())
 @example(files=[("products-0.jsonl", ISSUE_ROWS)])
 @example(files=[("products-0.csv", ISSUE_ROWS)])
+@example(files=TWO_FILES)
 @PER_EXAMPLE
 def test_a_file_drop_of_poison_rows_is_synced_row_by_row(
         engine_setup: MakeSetup, tmp_path_factory: pytest.TempPathFactory,
@@ -375,6 +392,7 @@ def test_a_file_drop_of_poison_rows_is_synced_row_by_row(
         os.utime(path, (stamp, stamp))  # files are read in the order they arrived
         inputs += file_rows
         origins |= where
+    assert len(origins) == len(inputs), "each row of a drop needs a tag of its own"
     setup = engine_setup(FilesSetup, {
         "name": FILES_SOURCE, "platform": "files",
         "connection": {"path": str(root), "options": {"timezone": "UTC"},

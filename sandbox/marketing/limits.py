@@ -2,8 +2,9 @@
 "choices the spec leaves open" lists them).
 
 The spec states none of these limits. Each is far above what a sync sends — the engine's own
-item bounds (``pipelines/engine/limits.py``: 32 levels, a million characters of text) fit
-inside them — and low enough that one request cannot exhaust the server's memory, recurse
+item bounds (``pipelines/engine/limits.py``: 32 levels, 100 000 values per item) fit inside
+them, so that an item the engine sends is never refused whole for its shape
+(``tests/sandbox/test_limits.py`` checks it) — and low enough that one request cannot exhaust the server's memory, recurse
 past what the JSON encoder takes (orjson: 255 levels), or keep the event loop to itself.
 A request past a bound is answered in the API's error shape: 413 for the size of a body,
 415 for a body that is not JSON, 400 for everything else.
@@ -18,8 +19,9 @@ from typing import Any
 MAX_BODY_BYTES = 5 * 1024 * 1024
 #: levels of arrays and objects in a JSON body (``[{"products": [{}]}]`` is 4 deep)
 MAX_DEPTH = 64
-#: members of any one array or object in a JSON body
-MAX_MEMBERS = 10_000
+#: members of any one array or object in a JSON body: the engine's values per item
+#: (``MAX_VALUES``), so that an order of 10 001 lines it sends is not refused
+MAX_MEMBERS = 100_000
 #: ids in one bulk delete (every ``…/bulk-delete`` route); saves have the resource's batch size
 MAX_DELETE_IDS = 1000
 #: integers taken from a query string or a path (``offset``, ``id_data_source``, parent ids)

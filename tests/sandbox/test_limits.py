@@ -10,7 +10,8 @@ import pytest
 
 from connectors.marketing.resources import CUSTOM_DATA_RECORDS_MAX_BATCH, SYNC_RESOURCES
 from connectors.marketing.samples import sample_item
-from sandbox.marketing.limits import MAX_BODY_BYTES, MAX_DELETE_IDS
+from pipelines.engine import limits as engine
+from sandbox.marketing.limits import MAX_BODY_BYTES, MAX_DELETE_IDS, MAX_DEPTH, MAX_MEMBERS
 
 JSON = {"content-type": "application/json"}
 
@@ -110,3 +111,20 @@ def test_custom_data_records_are_saved_and_deleted_in_bounded_batches(api):
     ids = list(range(1, MAX_DELETE_IDS + 2))
     assert "at most 1000 ids" in refused(api.post(f"{route}/bulk-delete", json=ids), 400)
     assert api.post(f"{route}/bulk-delete", json=ids[:-1]).json()["sent_count"] == 1000
+
+
+def test_the_engines_item_bounds_fit_inside_the_sandboxs():
+    """An item within the engine's bounds is sent; the sandbox must not refuse it whole for
+    its shape (a batch body is an array of items: one level and one item count more)."""
+    assert engine.MAX_DEPTH + 1 < MAX_DEPTH
+    assert engine.MAX_VALUES <= MAX_MEMBERS
+
+
+def test_an_order_of_ten_thousand_and_one_lines_is_taken(api):
+    order = sample_item("orders")
+    order["products"] = [dict(order["products"][0]) for _ in range(10_001)]
+
+    answer = api.post("/orders", json=[order])
+
+    assert answer.status_code == 200, answer.text[:300]
+    assert answer.json()["sent_count"] == 1

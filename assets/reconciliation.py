@@ -177,10 +177,20 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
                     severity=dg.AssetCheckSeverity.WARN,
                     metadata={"audited": found["checked"], "missing": found["missing"],
                               "different": found["different"], "re-sent": found["resent"]},
-                    description="visible items the audit found missing or different at the"
-                                " destination (sent again)",
+                    description=_audit_said(sample, found["checked"]),
                 ),
             ],
         )
 
     return _reconcile
+
+
+def _audit_said(sample: int | str, audited: int) -> str:
+    """What the audit check's pass means: a pass with nothing audited says so, not "no gap"."""
+    if sample == 0:
+        return "not audited: the audit is off (`reconciliation.audit_sample: 0`)"
+    if audited == 0:
+        return ("nothing audited yet: no item was visible before this reconciliation (the"
+                " next one audits what this one confirmed)")
+    return (f"{audited} visible items read back; those missing or different at the"
+            " destination were sent again")

@@ -179,6 +179,12 @@ def checks_of(result) -> dict[tuple[str, str], bool]:
             for c in result.get_asset_check_evaluations()}
 
 
+def evaluation(result, check: str):
+    """The evaluation of the check named ``check`` (of one asset) in ``result``."""
+    (found,) = [c for c in result.get_asset_check_evaluations() if c.check_name == check]
+    return found
+
+
 def test_a_sync_run_reports_what_it_did_apart_from_what_the_ledger_holds(live):
     result = _run(live)
 
@@ -251,13 +257,17 @@ def test_the_reconciliation_report_shows_tables_and_reevaluates_the_state_checks
     checks = checks_of(result)
     assert checks[("woo/reconciliation", "run_visible_by_deadline")] is True
     assert checks[("woo/reconciliation", "run_audit_matches_destination")] is True
+    assert "nothing audited yet" in evaluation(result, "run_audit_matches_destination").description
     # the ledger of the whole source as the reconciliation left it
     assert checks[("woo/reconciliation", "nothing_quarantined")] is False
     assert checks[("woo/reconciliation", "nothing_parked")] is True
-    (held,) = [c for c in result.get_asset_check_evaluations()
-               if c.check_name == "nothing_quarantined"]
+    held = evaluation(result, "nothing_quarantined")
     assert {r.data["resource"] for r in held.metadata["quarantined by resource"].records} >= {
         "customers"}
+    # the next reconciliation audits what this one confirmed
+    audit = evaluation(_run(live, job="woo_reconcile"), "run_audit_matches_destination")
+    assert audit.passed and audit.metadata["audited"].value > 0
+    assert "visible items read back" in audit.description
 
 
 def test_a_failed_step_leaves_the_checks_of_the_other_steps_assets_evaluated(live):

@@ -115,9 +115,9 @@ def load_definitions(env: Mapping[str, str] = os.environ) -> dg.Definitions:
     demo = env.get(DEMO_ENV)
     if demo and not env.get(CONFIG_ENV):
         from pipelines.demo import demo_config
-        from pipelines.engine.platforms import names, platform
+        from pipelines.demo_specs import demo_platforms
 
-        demos = [name for name in names() if platform(name).demo is not None]
+        demos = demo_platforms()
         if demo not in demos:
             raise ConfigError([f"{DEMO_ENV}: no demo of {demo!r}; use one of: {', '.join(demos)}"])
         return build_definitions(demo_config(platform_name=demo))

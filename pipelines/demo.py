@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pipelines.demo_specs import demo_spec
 from pipelines.engine.config import Config, parse_config
-from pipelines.engine.platforms import DemoSpec, platform
 from sandbox import process
 from sandbox.marketing.settings import DEFAULT_KEY
 
@@ -39,13 +39,6 @@ SHOP_URL_ENV = "SHOPSYNC_DEMO_SHOP_URL"
 STATE_URL_ENV = "SHOPSYNC_DEMO_STATE_URL"
 #: "off": the demo's schedules and sensors start stopped (``shopsync dev --no-automation``)
 AUTOMATION_ENV = "SHOPSYNC_DEMO_AUTOMATION"
-
-
-def _demo(platform_name: str) -> DemoSpec:
-    spec = platform(platform_name).demo
-    if spec is None:
-        raise ValueError(f"the {platform_name} platform has no demo")
-    return spec
 
 
 def demo_config(
@@ -66,7 +59,7 @@ def demo_config(
         "sources": [{
             "name": DEMO_SOURCE,
             "platform": platform_name,
-            "connection": _demo(platform_name).connection(shop_url),
+            "connection": demo_spec(platform_name).connection(shop_url),
             "data_source": {"label": f"{platform_name} demo shop"},
             "lookback_seconds": 0,
         }],
@@ -74,7 +67,7 @@ def demo_config(
 
 
 def demo_env(platform_name: str = DEFAULT_PLATFORM) -> dict[str, str]:
-    return {API_KEY_ENV: DEFAULT_KEY, **_demo(platform_name).env}
+    return {API_KEY_ENV: DEFAULT_KEY, **demo_spec(platform_name).env}
 
 
 @dataclass
@@ -102,7 +95,7 @@ def demo_servers(
     sandbox_args: list[str] | None = None,
 ) -> Iterator[tuple[Server, Server]]:
     """The sandbox and a fake shop of ``platform_name``, stopped on the way out."""
-    spec = _demo(platform_name)
+    spec = demo_spec(platform_name)
     sandbox = start_server(
         ["sandbox", "--port", str(sandbox_port), "--visibility-delay", str(visibility_delay),
          *(sandbox_args or [])],

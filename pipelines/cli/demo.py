@@ -16,6 +16,7 @@ import click
 import httpx
 
 from pipelines.demo import SANDBOX_PORT, SHOP_PORT
+from pipelines.demo_specs import demo_platforms
 
 #: the code location's name, as in ``workspace.yaml``: runs and links name it
 LOCATION = "shopsync"
@@ -25,15 +26,9 @@ UI_PORT = 3000
 STOP_SECONDS = 150.0
 
 
-def _platforms() -> list[str]:
-    from pipelines.engine.platforms import names, platform
-
-    return [n for n in names() if platform(n).demo is not None]
-
-
 platform_option = click.option(
     "--platform", "platform_name", default="woocommerce", show_default=True,
-    type=click.Choice(_platforms()), help="Which fake shop platform to sync from.",
+    type=click.Choice(demo_platforms()), help="Which fake shop platform to sync from.",
 )
 
 

@@ -132,13 +132,13 @@ def test_source_deletes_reach_the_destination_and_a_second_pass_changes_nothing(
 
 
 def test_completeness_names_every_gap_between_the_source_and_what_is_visible(start, tmp_path):
-    from pipelines.engine.platforms import platform
+    from pipelines.demo_specs import demo_spec
     from sandbox.shops.magento.launch import start_in_thread as start_magento
 
     shop = start_magento()
     try:
         sandbox = start("--visibility-delay", "0")
-        spec = platform("magento").demo
+        spec = demo_spec("magento")
         config = parse_config({
             "destination": {"base_url": sandbox.base_url, "api_key_env": "C_API_KEY"},
             "sources": [{"name": "mage", "platform": "magento", "lookback_seconds": 0,

@@ -11,8 +11,9 @@ import pytest
 
 from pipelines.definitions import build_definitions
 from pipelines.demo import start_server
+from pipelines.demo_specs import demo_spec
 from pipelines.engine.config import parse_config
-from pipelines.engine.platforms import names, platform
+from pipelines.engine.platforms import names
 from pipelines.engine.state import StateStore
 
 #: the platforms whose fake is an HTTP server: served in a thread of the test (the run, not
@@ -31,8 +32,7 @@ def fakes():
     started: dict[str, Fake] = {}
     try:
         for name in names():
-            spec = platform(name).demo
-            assert spec is not None, f"{name} has no demo fake"
+            spec = demo_spec(name)  # every platform has a demo fake
             sizes = spec.sizes(40, 15, 8)
             if name in SERVED:
                 launch = importlib.import_module(f"sandbox.shops.{name}.launch")
@@ -52,7 +52,7 @@ def test_a_source_of_every_platform_syncs_in_one_dagster_run(sandbox, fresh_key,
     state_url = f"sqlite:///{tmp_path / 'state.db'}"
     sources = []
     for name, fake in fakes.items():
-        spec = platform(name).demo
+        spec = demo_spec(name)
         for variable, value in spec.env.items():
             monkeypatch.setenv(variable, value)
         sources.append({"name": f"{name}_shop", "platform": name,

@@ -1,7 +1,8 @@
 """The platforms the engine can read, each in a module of its own that registers a
 ``Platform``: how to open its connector from a source's configuration, its mapping, what it
-cannot read, which streams a source has, and how its demo runs. Modules in this package are
-found and loaded on first use, so adding a platform adds a file and edits none."""
+cannot read and which streams a source has. Modules in this package are found and loaded on
+first use, so adding a platform adds a file and edits none. How the demo fakes a platform is
+the demo's business (``pipelines/demo_specs.py``), not the engine's."""
 
 from __future__ import annotations
 
@@ -22,23 +23,6 @@ Env = Mapping[str, str]
 
 
 @dataclass(frozen=True)
-class DemoSpec:
-    """How ``shopsync demo --platform P`` serves a fake of the platform and points at it."""
-
-    #: arguments of ``shopsync`` that start the fake (``--port 0`` and sizes are added)
-    command: tuple[str, ...]
-    #: regex whose first group is the address the source's connection uses, on its first line
-    banner: str
-    #: the source's ``connection`` for a fake at that address
-    connection: Callable[[str], dict[str, Any]]
-    #: environment the connection's ``*_env`` names refer to
-    env: Mapping[str, str]
-    #: how the size options are spelled for this fake
-    sizes: Callable[[int, int, int], list[str]] = lambda orders, customers, products: [
-        "--orders", str(orders), "--customers", str(customers), "--products", str(products)]
-
-
-@dataclass(frozen=True)
 class Platform:
     name: str
     open_connector: Callable[[Source, Env], SourceConnector]
@@ -47,7 +31,6 @@ class Platform:
     unsupported: Callable[[], Mapping[str, str]] = dict
     #: problems with a source's ``connection`` for this platform, one line each
     check: Callable[[Source], list[str]] = lambda source: []
-    demo: DemoSpec | None = None
     #: stream -> the resources it feeds, for one source, where the source's configuration
     #: defines its streams (``sql``, ``files``); None: the mapping's fixed ``produces``
     streams: Callable[[Source], Mapping[str, tuple[str, ...]]] | None = None

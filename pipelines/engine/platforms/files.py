@@ -5,9 +5,9 @@ connectors/sources/files/README.md."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pipelines.engine.platforms import DemoSpec, Env, Platform, register
+from pipelines.engine.platforms import Env, Platform, register
 from pipelines.engine.platforms.sql import defined_streams, option_problems, spec_problems
 
 if TYPE_CHECKING:
@@ -63,22 +63,10 @@ def mapping() -> PlatformMapping:
     return FilesMapping()
 
 
-def _demo_connection(path: str) -> dict[str, Any]:
-    from sandbox.shops.files.config import connection
-
-    return connection(path)
-
-
 register(Platform(
     name="files",
     open_connector=open_connector,
     mapping=mapping,
     check=check,
     streams=defined_streams,
-    demo=DemoSpec(
-        command=("fake-shop", "files"),
-        banner=r"files at (/\S+)",
-        connection=_demo_connection,
-        env={},
-    ),
 ))

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pipelines.engine.platforms import (
-    DemoSpec,
     Env,
     Platform,
     config_problems,
@@ -85,11 +84,4 @@ register(Platform(
     mapping=mapping,
     unsupported=unsupported,
     check=check,
-    demo=DemoSpec(
-        command=("fake-shop", "magento"),
-        banner=r"at (http://\S+/rest/\S+)",
-        connection=lambda url: {"url": url, "token_env": "SHOPSYNC_DEMO_MAGENTO_TOKEN",
-                                "options": {"order_statuses": {"ready_for_pickup": "Ready for Pickup"}}},
-        env={"SHOPSYNC_DEMO_MAGENTO_TOKEN": "shopsync-fake-magento-token"},
-    ),
 ))

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pipelines.engine.platforms import (
-    DemoSpec,
     Env,
     Platform,
     config_problems,
@@ -22,7 +21,6 @@ if TYPE_CHECKING:
 #: connection.options the connector takes (see connectors/sources/prestashop/config.py)
 OPTIONS = ("timezone", "version", "languages", "id_shop", "ws_key_in_query", "page_size",
            "lookup_size", "requests_per_second", "timeout", "connect_timeout")
-DEMO_KEY = "SHOPSYNCFAKEPRESTASHOPWEBSERVICE"
 
 
 def _options(source: Source) -> dict[str, Any]:
@@ -74,11 +72,4 @@ register(Platform(
     open_connector=open_connector,
     mapping=mapping,
     check=check,
-    demo=DemoSpec(
-        command=("fake-shop", "prestashop"),
-        banner=r"at (http://\S+?)/api",
-        connection=lambda url: {"url": url, "key_env": "SHOPSYNC_DEMO_PS_KEY",
-                                "options": {"timezone": "Europe/Paris", "version": "1.7"}},
-        env={"SHOPSYNC_DEMO_PS_KEY": DEMO_KEY},
-    ),
 ))

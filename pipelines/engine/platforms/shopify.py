@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pipelines.engine.platforms import (
-    DemoSpec,
     Env,
     Platform,
     config_problems,
@@ -70,12 +69,4 @@ register(Platform(
     open_connector=open_connector,
     mapping=mapping,
     check=check,
-    demo=DemoSpec(
-        command=("fake-shop", "shopify"),
-        banner=r"shopify at (http://\S+?)/admin/api",
-        connection=lambda url: {"url": url, "token_env": "SHOPSYNC_DEMO_SHOPIFY_TOKEN",
-                                # bulk operations from 100 records: the demo shows them at work
-                                "options": {"bulk_poll_interval": 0.2, "bulk_threshold": 100}},
-        env={"SHOPSYNC_DEMO_SHOPIFY_TOKEN": "shpat_shopsync_fake"},
-    ),
 ))

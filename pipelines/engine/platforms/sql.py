@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pipelines.engine.platforms import DemoSpec, Env, Platform, register, unknown_options
+from pipelines.engine.platforms import Env, Platform, register, unknown_options
 
 if TYPE_CHECKING:
     from connectors.sources.base import SourceConnector
@@ -128,22 +128,10 @@ def mapping() -> PlatformMapping:
     return SqlMapping()
 
 
-def _demo_connection(url: str) -> dict[str, Any]:
-    from sandbox.shops.sql.config import connection
-
-    return connection(url)
-
-
 register(Platform(
     name="sql",
     open_connector=open_connector,
     mapping=mapping,
     check=check,
     streams=defined_streams,
-    demo=DemoSpec(
-        command=("fake-shop", "sql"),
-        banner=r"at (sqlite:///\S+)",
-        connection=_demo_connection,
-        env={},
-    ),
 ))

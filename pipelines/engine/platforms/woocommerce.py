@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pipelines.engine.platforms import (
-    DemoSpec,
     Env,
     Platform,
     config_problems,
@@ -79,11 +78,4 @@ register(Platform(
     mapping=mapping,
     unsupported=unsupported,
     check=check,
-    demo=DemoSpec(
-        command=("fake-shop", "woocommerce"),
-        banner=r"at (http://\S+?)/wp-json",
-        connection=lambda url: {"url": url, "key_env": "SHOPSYNC_DEMO_WC_KEY",
-                                "secret_env": "SHOPSYNC_DEMO_WC_SECRET"},
-        env={"SHOPSYNC_DEMO_WC_KEY": "ck_shopsync_fake", "SHOPSYNC_DEMO_WC_SECRET": "cs_shopsync_fake"},
-    ),
 ))

@@ -4,13 +4,12 @@ counts, those inside functions too (a lazy import is still a dependency)."""
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.imports import ROOT, imports, modules
+
 #: the plain-Python layers: what they may not import
 LAYERS = ("connectors", "pipelines/engine")
 FORBIDDEN = {
@@ -29,33 +28,13 @@ KNOWN = {
 }
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports(path: Path) -> Iterator[str]:
-    """Every module ``path`` imports, at any depth of its code, relative ones made absolute."""
-    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
-                yield f"{base}.{node.module}" if node.module else base
-            else:
-                yield node.module or ""
-
-
 def crossings() -> set[tuple[str, str]]:
     """(module file, imported module) for every import of a forbidden module in the layers."""
     found = set()
-    for layer in LAYERS:
-        for path in sorted((ROOT / layer).rglob("*.py")):
-            for imported in imports(path):
-                if any(imported == f or imported.startswith(f"{f}.") for f in FORBIDDEN):
-                    found.add((path.relative_to(ROOT).as_posix(), imported))
+    for path in modules(*LAYERS):
+        for imported in imports(path):
+            if any(imported == f or imported.startswith(f"{f}.") for f in FORBIDDEN):
+                found.add((path.relative_to(ROOT).as_posix(), imported))
     return found
 
 
@@ -82,11 +61,10 @@ def test_the_known_crossings_are_still_there() -> None:
     ("from .. import config", {"pipelines.engine"}),
 ])
 def test_imports_are_found_in_functions_and_relative_ones_are_made_absolute(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, expected: set[str]
+    tmp_path: Path, source: str, expected: set[str]
 ) -> None:
     module = tmp_path / "pipelines" / "engine" / "platforms" / "demo_wiring.py"
     module.parent.mkdir(parents=True)
     module.write_text(source, encoding="utf-8")
-    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
 
-    assert set(imports(module)) == expected
+    assert set(imports(module, root=tmp_path)) == expected

@@ -11,8 +11,10 @@ one resource are sent together.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+import heapq
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from graphlib import CycleError, TopologicalSorter
 from typing import TypeVar
 
 T = TypeVar("T", bound=Hashable)
@@ -97,38 +99,34 @@ REFERS_TO: dict[str, tuple[str, ...]] = {
 }
 
 
-def ordered(nodes: Iterable[T], depends_on: Callable[[T], Iterable[T]], what: str) -> list[T]:
-    """``nodes`` with each after what it depends on (among ``nodes``), otherwise in the
-    order given: the stable topological order. ``what`` says in the error what a circle
-    among them means.
+def ordered(nodes: Iterable[T], depends_on: Callable[[T], Iterable[T]], what: str,
+            rank: Callable[[T], int] | None = None) -> list[T]:
+    """``nodes`` with each after what it depends on (among ``nodes``), otherwise by
+    ``rank`` (default: the order given): the stable topological order. ``what`` says in the
+    error what a circle among them means.
 
     Raises:
         ReferenceCycle: some of them depend on each other in a circle (named).
     """
-    pending = list(dict.fromkeys(nodes))
-    deps = {n: {d for d in depends_on(n) if d != n and d in pending} for n in pending}
+    given = list(dict.fromkeys(nodes))
+    position = {n: i for i, n in enumerate(given)}
+    key = rank or position.__getitem__
+    sorter = TopologicalSorter({n: {d for d in depends_on(n) if d != n and d in position}
+                                for n in given})
+    try:
+        sorter.prepare()
+    except CycleError as exc:
+        raise ReferenceCycle(f"{what} in a circle: {' -> '.join(map(str, exc.args[1]))};"
+                             " no order sends reference data first") from None
+    ready: list[tuple[int, int, T]] = []
     done: list[T] = []
-    placed: set[T] = set()
-    while pending:
-        ready = next((n for n in pending if deps[n] <= placed), None)
-        if ready is None:
-            raise ReferenceCycle(f"{what} in a circle:"
-                                 f" {' -> '.join(map(str, _cycle(pending, deps)))};"
-                                 " no order sends reference data first")
-        pending.remove(ready)
-        placed.add(ready)
-        done.append(ready)
+    while sorter.is_active():
+        for n in sorter.get_ready():
+            heapq.heappush(ready, (key(n), position[n], n))
+        _, _, n = heapq.heappop(ready)
+        sorter.done(n)
+        done.append(n)
     return done
-
-
-def _cycle(pending: Sequence[T], deps: Mapping[T, set[T]]) -> list[T]:
-    """One circle among ``pending`` (each of which waits on another of them)."""
-    path = [pending[0]]
-    while True:
-        step = next(d for d in pending if d in deps[path[-1]])
-        if step in path:
-            return [*path[path.index(step):], step]
-        path.append(step)
 
 
 def reference_order(resources: Iterable[str]) -> list[str]:
@@ -137,10 +135,11 @@ def reference_order(resources: Iterable[str]) -> list[str]:
 
 
 def stream_order(produces: Mapping[str, Iterable[str]]) -> dict[str, tuple[str, ...]]:
-    """Streams (-> the resources each feeds) in the order to sync them: a stream after the
-    streams feeding what its resources refer to, each stream's resources in reference
-    order, otherwise as given."""
-    fed = {stream: tuple(reference_order(resources)) for stream, resources in produces.items()}
+    """Streams (-> the resources each feeds) in the order to sync them, whatever order they
+    are given in: a stream after the streams feeding what its resources refer to, each
+    stream's resources in reference order; ties go by the table (``RESOURCE_ORDER``: a
+    stream by the first of its resources there)."""
+    fed = {stream: tuple(sorted(resources, key=_rank)) for stream, resources in produces.items()}
     feeders: dict[str, set[str]] = {}
     for stream, resources in fed.items():
         for resource in resources:
@@ -150,9 +149,16 @@ def stream_order(produces: Mapping[str, Iterable[str]]) -> dict[str, tuple[str, 
         return {feeder for resource in fed[stream] for ref in upstream(resource)
                 for feeder in feeders.get(ref, ())}
 
-    order = ordered(fed, depends_on, "streams feed resources that refer to each other")
+    order = ordered(fed, depends_on, "streams feed resources that refer to each other",
+                    rank=lambda stream: min(map(_rank, fed[stream]), default=len(RESOURCE_ORDER)))
     return {stream: fed[stream] for stream in order}
 
 
 #: every sync resource, referenced ones first
 RESOURCE_ORDER: tuple[str, ...] = tuple(reference_order(REFERENCES))
+
+
+def _rank(resource: str) -> int:
+    """Where ``resource`` stands in ``RESOURCE_ORDER`` (a topological order of the table)."""
+    upstream(resource)  # an unknown one: the KeyError naming the known ones
+    return RESOURCE_ORDER.index(resource)

@@ -3,15 +3,16 @@ to whom (``connectors/marketing/references.py``): what an item points at is sent
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from connectors.marketing.references import upstream
+from connectors.marketing.references import stream_order, upstream
 from pipelines.demo import demo_config
 from pipelines.engine.config import parse_config
-from pipelines.engine.platforms import names
+from pipelines.engine.platforms import names, platform
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
 
@@ -59,3 +60,17 @@ def test_the_order_of_a_sql_sources_streams_is_not_the_order_they_are_defined_in
     plan = SourceRunner(config, config.sources[0], state).plan()
 
     assert list(plan) == ["groups", "customers", "vouchers", "carts", "orders"]
+
+
+@pytest.mark.parametrize("name", names())
+def test_the_order_comes_from_the_table_alone_not_from_how_the_streams_are_listed(
+    name: str,
+) -> None:
+    produces = platform(name).mapping().produces
+    shuffle = random.Random(13)
+    for _ in range(20):
+        listing = [(s, shuffle.sample(rs, len(rs))) for s, rs in produces.items()]
+        shuffle.shuffle(listing)
+
+        assert list(stream_order(dict(listing)).items()) == list(produces.items())
+    assert sent_before_its_reference(produces) == []

@@ -67,14 +67,15 @@ def _per_unit(amount: float, quantity: int) -> float:
 
 class MagentoMapping:
     platform: ClassVar[str] = "magento"
-    #: in the order of connectors/marketing/references.py, whatever the order written here
+    #: stream -> the resources it feeds, listed by name: the order they sync in comes from
+    #: the table of who refers to whom (connectors/marketing/references.py) alone
     produces: ClassVar[Mapping[str, tuple[str, ...]]] = stream_order({
-        "statuses": ("statuses",),
+        "carts": ("carts",),
         "categories": ("categories",),
         "customers": ("customers", "addresses"),
-        "products": ("products", "variations", "images"),
-        "carts": ("carts",),
         "orders": ("carriers", "orders"),
+        "products": ("products", "variations", "images"),
+        "statuses": ("statuses",),
     })
 
     def map(self, stream: str, record: RawRecord, ctx: MappingContext) -> Iterator[tuple[str, Item]]:

@@ -92,19 +92,20 @@ def _image_url(shop: Mapping[str, Any], image: int, slug: str) -> str:
 
 class PrestaShopMapping:
     platform: ClassVar[str] = "prestashop"
-    #: in the order of connectors/marketing/references.py, whatever the order written here
+    #: stream -> the resources it feeds, listed by name: the order they sync in comes from
+    #: the table of who refers to whom (connectors/marketing/references.py) alone
     produces: ClassVar[Mapping[str, tuple[str, ...]]] = stream_order({
-        "order_states": ("statuses",),
-        "carriers": ("carriers",),
-        "groups": ("groups",),
-        "categories": ("categories",),
-        "manufacturers": ("manufacturers",),
-        "customers": ("customers",),
         "addresses": ("addresses",),
-        "products": ("products", "variations", "images"),
+        "carriers": ("carriers",),
         "cart_rules": ("vouchers",),
-        "orders": ("orders",),
         "carts": ("carts",),
+        "categories": ("categories",),
+        "customers": ("customers",),
+        "groups": ("groups",),
+        "manufacturers": ("manufacturers",),
+        "order_states": ("statuses",),
+        "orders": ("orders",),
+        "products": ("products", "variations", "images"),
     })
 
     def map(self, stream: str, record: RawRecord, ctx: MappingContext) -> Iterator[tuple[str, Item]]:

@@ -76,16 +76,17 @@ def _split(total: float, tax: float, included: bool) -> tuple[float, float]:
 
 class ShopifyMapping:
     platform: ClassVar[str] = "shopify"
-    #: in the order of connectors/marketing/references.py, whatever the order written here
+    #: stream -> the resources it feeds, listed by name: the order they sync in comes from
+    #: the table of who refers to whom (connectors/marketing/references.py) alone
     produces: ClassVar[Mapping[str, tuple[str, ...]]] = stream_order({
-        "statuses": ("statuses",),
-        "manufacturers": ("manufacturers",),
+        "carts": ("carts",),
         "categories": ("categories",),
         "customers": ("customers", "addresses"),
-        "products": ("products", "variations", "images"),
-        "vouchers": ("vouchers",),
+        "manufacturers": ("manufacturers",),
         "orders": ("carriers", "orders"),
-        "carts": ("carts",),
+        "products": ("products", "variations", "images"),
+        "statuses": ("statuses",),
+        "vouchers": ("vouchers",),
     })
 
     def map(self, stream: str, record: RawRecord, ctx: MappingContext) -> Iterator[tuple[str, Item]]:

@@ -47,14 +47,15 @@ def _times(record: RawRecord) -> tuple[str, str]:
 
 class WooCommerceMapping:
     platform: ClassVar[str] = "woocommerce"
-    #: in the order of connectors/marketing/references.py, whatever the order written here
+    #: stream -> the resources it feeds, listed by name: the order they sync in comes from
+    #: the table of who refers to whom (connectors/marketing/references.py) alone
     produces: ClassVar[Mapping[str, tuple[str, ...]]] = stream_order({
-        "statuses": ("statuses",),
         "categories": ("categories",),
-        "customers": ("customers", "addresses"),
-        "products": ("products", "variations", "images"),
         "coupons": ("vouchers",),
+        "customers": ("customers", "addresses"),
         "orders": ("carriers", "orders"),
+        "products": ("products", "variations", "images"),
+        "statuses": ("statuses",),
     })
 
     def map(

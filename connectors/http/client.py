@@ -6,9 +6,11 @@ shop's), the process's TLS context, redirects never followed (a secret must not 
 another origin), auth as an ``httpx.Auth`` whose secrets are blanked out of the HTTP
 loggers while the client is open, pacing before each attempt, the run's circuit breaker
 when given one, counts of what was seen, and the one retry policy (``retry.py``) around
-each request. What differs per API is three hooks: ``_read`` (one answer: its value, a
-refusal, or ``TransientHTTPError`` to try again), ``_gave_up`` (a transient answer that
-outlived the retries) and ``_network_error``.
+each request. What differs per API is its hooks: ``_read`` (one answer: its value, a
+refusal, or ``TransientHTTPError`` to try again; by default ``_transient``, ``_redirected``,
+``_refused`` and ``_decode`` in turn), ``_gave_up`` (a transient answer that outlived the
+retries) and ``_network_error``; ``send`` also takes a per-request ``pace`` and ``read``
+(Shopify's cost budget and GraphQL errors).
 """
 
 from __future__ import annotations

@@ -13,6 +13,14 @@ that has seen nothing but network errors and 5xx since it began failing — from
 of the run — is not given up by the policy's bounds: the breaker decides, so a short outage
 costs a wait rather than failed items, and a long one ends the run at once. Its retries are
 then logged at debug level only: the breaker says the one thing worth saying.
+
+A :class:`Throttled` answer (the server kept the request back for want of its rate budget,
+and the caller's pacing knows the wait: Shopify's ``THROTTLED``) is retried however often,
+with no backoff: the caller's pacing before the next attempt is the wait, and bounds it. The
+policy's bounds count from the last throttled answer.
+
+The same policy object bounds a blocking retry of something other than HTTP
+(:func:`retrying`): a loop that would otherwise be written again by hand.
 """
 
 from __future__ import annotations
@@ -56,6 +64,14 @@ class RetryPolicy:
         return cls(max_attempts=1)
 
 
+class Throttled(Exception):
+    """Not processed for want of the server's rate budget; the caller's pacing knows the wait."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        super().__init__(f"{response.request.method} {response.request.url.path} was throttled")
+
+
 class TransientHTTPError(Exception):
     """A retryable answer (408, 429, 5xx); carries what the caller needs once retries run out."""
 
@@ -84,6 +100,8 @@ def retry_after_seconds(response: httpx.Response, now: float | None = None) -> f
 
 def _retryable(idempotent: bool) -> tenacity.retry_base:
     def check(exc: BaseException) -> bool:
+        if isinstance(exc, Throttled):
+            return True
         if isinstance(exc, TransientHTTPError):
             return idempotent or exc.status_code in NOT_PROCESSED_STATUSES
         if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout):
@@ -105,9 +123,32 @@ class _RetryAfterOrBackoff(tenacity.wait.wait_base):
     def __call__(self, retry_state: tenacity.RetryCallState) -> float:
         outcome = retry_state.outcome
         exc = outcome.exception() if outcome is not None else None
+        if isinstance(exc, Throttled):
+            return 0.0  # the caller's pacing waits before the next attempt
         if isinstance(exc, TransientHTTPError) and exc.retry_after is not None:
             return min(exc.retry_after, self._policy.max_retry_after)
         return float(self._backoff(retry_state))
+
+
+class _PolicyBounds(tenacity.stop.stop_base):
+    """``max_attempts`` and ``max_total``, counted from the last :class:`Throttled` answer
+    (a throttled attempt is a wait, not a failure). One per request."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._policy = policy
+        self._after_attempt = 0
+        self._after_seconds = 0.0
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
+        outcome = retry_state.outcome
+        spent = retry_state.seconds_since_start or 0.0
+        if outcome is not None and isinstance(outcome.exception(), Throttled):
+            self._after_attempt, self._after_seconds = retry_state.attempt_number, spent
+            return False
+        attempts = retry_state.attempt_number - self._after_attempt
+        upcoming = retry_state.upcoming_sleep or 0.0
+        return (attempts >= self._policy.max_attempts
+                or spent - self._after_seconds + upcoming >= self._policy.max_total)
 
 
 class _NoLaterThanTheBreaker(tenacity.wait.wait_base):
@@ -146,7 +187,7 @@ def _retry_logger(level: int) -> Callable[[tenacity.RetryCallState], None]:
         exc = outcome.exception() if outcome is not None else None
         wait = retry_state.next_action.sleep if retry_state.next_action else 0.0
         log.log(
-            level,
+            logging.DEBUG if isinstance(exc, Throttled) else level,
             "retrying after %s in %.2fs (attempt %d)",
             exc if isinstance(exc, TransientHTTPError) else type(exc).__name__,
             wait,
@@ -168,8 +209,7 @@ def async_retrying(
     ``breaker``: the run's circuit breaker (the caller tells it every attempt's result and
     raises its ``CircuitOpenError``, which is never retried)."""
     wait: tenacity.wait.wait_base = _RetryAfterOrBackoff(policy)
-    stop: tenacity.stop.stop_base = tenacity.stop_after_attempt(policy.max_attempts) \
-        | tenacity.stop_before_delay(policy.max_total)
+    stop: tenacity.stop.stop_base = _PolicyBounds(policy)
     options: dict[str, Any] = {
         "retry": _retryable(idempotent),
         "wait": wait if breaker is None else _NoLaterThanTheBreaker(wait, breaker),
@@ -181,3 +221,17 @@ def async_retrying(
         options["sleep"] = policy.sleep
     options.update(overrides)
     return tenacity.AsyncRetrying(**options)
+
+
+def retrying(policy: RetryPolicy, retry_on: Callable[[BaseException], bool]) -> tenacity.Retrying:
+    """A blocking loop under ``policy`` that retries what ``retry_on`` accepts (jittered
+    exponential backoff, attempts and total time bounded); the last error is re-raised."""
+    backoff = tenacity.wait_exponential_jitter(
+        multiplier=policy.initial_backoff, max=policy.max_backoff, jitter=policy.jitter)
+    return tenacity.Retrying(
+        retry=tenacity.retry_if_exception(retry_on),
+        wait=backoff,
+        stop=tenacity.stop_after_attempt(policy.max_attempts)
+        | tenacity.stop_before_delay(policy.max_total),
+        reraise=True,
+    )

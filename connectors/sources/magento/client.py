@@ -1,4 +1,5 @@
-"""The Magento REST API over HTTP: one authenticated, retried GET at a time.
+"""The Magento REST API over HTTP: one authenticated, paced, retried GET at a time, on the
+project's one client (connectors/http/client.py); this module keeps Magento's quirks.
 
 Retried, through the project's one policy (connectors/http/retry.py): 408, 429 and 5xx, plus
 two answers that come from what stands in front of Magento rather than from Magento — a 403
@@ -6,8 +7,8 @@ whose body is not a Magento error (a WAF or bot filter such as Cloudflare's bloc
 200 whose body is not JSON (a cache or maintenance page). Magento itself refuses a token with
 401 ``{"message": "The consumer isn't authorized to access %resources.", ...}``.
 
-The bearer token is added to a copy of each request inside the transport, so neither
-httpx's request objects, its logs nor an exception ever hold it; redirects are not followed,
+The bearer token is added by an ``httpx.Auth`` just before each request goes out, so no
+request the connector builds, log line or exception holds it; redirects are not followed,
 so it never reaches another origin.
 """
 
@@ -19,11 +20,11 @@ from typing import Any
 
 import httpx
 import orjson
-from pydantic import SecretStr
 
+from connectors.http.auth import HeaderSecret
+from connectors.http.client import HttpClient
 from connectors.http.pacing import Pacer
-from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
-from connectors.http.tls import tls_context
+from connectors.http.retry import RetryPolicy
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.exact import loads as exact_loads
 from connectors.sources.magento.config import MagentoConfig
@@ -39,27 +40,6 @@ class MagentoApiError(SourceError):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
-
-
-class _Bearer(httpx.AsyncBaseTransport):
-    """Adds ``Authorization: Bearer …`` to a copy of each request just before sending."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport, token: SecretStr) -> None:
-        self._inner = inner
-        self._token = token
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        headers = request.headers.copy()
-        headers["authorization"] = f"Bearer {self._token.get_secret_value()}"
-        signed = httpx.Request(request.method, request.url, headers=headers,
-                               stream=request.stream, extensions=request.extensions)
-        return await self._inner.handle_async_request(signed)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
 
 def magento_error(response: httpx.Response) -> str | None:
@@ -79,29 +59,21 @@ def magento_error(response: httpx.Response) -> str | None:
     return _PLACEHOLDER.sub(lambda m: str(parameters.get(m.group(1), m.group(0))), body["message"])
 
 
-class MagentoClient:
+class MagentoClient(HttpClient):
+    error = MagentoApiError
+    secret = "the token"
+    log = log
+    loads = staticmethod(exact_loads)
+
     def __init__(self, config: MagentoConfig, *, retry: RetryPolicy | None = None,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self.base_url = config.base_url
-        self.retry = retry or RetryPolicy()
-        self.pacer = Pacer(config.requests_per_second)
-        inner = transport or httpx.AsyncHTTPTransport(
-            verify=tls_context(),
-            limits=httpx.Limits(max_connections=16, max_keepalive_connections=16))
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url + "/V1/",
-            transport=_Bearer(inner, config.token),
+        super().__init__(
+            config.base_url + "/V1",
+            auth=HeaderSecret("authorization", config.token, scheme="Bearer"),
             timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
-            follow_redirects=False,
             headers={"accept": "application/json", "user-agent": USER_AGENT},
-        )
-        self.requests = 0
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r})"
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
+            retry=retry, transport=transport, pacer=Pacer(config.requests_per_second))
+        self.base_url = config.base_url
 
     async def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
         """GET ``path`` (relative to ``…/rest/<store>/V1``) and decode it.
@@ -110,39 +82,14 @@ class MagentoClient:
             SourceAuthError: the token was refused (401) or may not read this resource.
             MagentoApiError: any other refusal, or a transient one that outlived retries.
         """
-        try:
-            async for attempt in async_retrying(self.retry, idempotent=True):
-                with attempt:
-                    await self.pacer.wait()
-                    return await self._send(path, params)
-        except TransientHTTPError as exc:
-            raise self._gave_up(path, exc.response) from None
-        except httpx.TransportError as exc:
-            raise MagentoApiError(
-                f"GET {path}: network error after retries: {type(exc).__name__}") from None
-        raise AssertionError("unreachable: the retry loop returns or raises")
+        return await self.send("GET", path, params=params)
 
-    async def _send(self, path: str, params: dict[str, Any] | None) -> Any:
-        self.requests += 1
-        response = await self._http.get(path.lstrip("/"), params=params)
-        status = response.status_code
-        log.debug("GET %s -> %d", path, status)
-        if status in RETRY_STATUSES or (status == 403 and magento_error(response) is None):
-            raise TransientHTTPError(response)
-        if response.is_redirect:
-            raise MagentoApiError(
-                f"GET {path} was redirected to {response.headers.get('location')!r}; redirects"
-                " are not followed (the token must not reach another origin): use the final"
-                " address as the base URL", status=status)
-        if status >= 400:
-            raise self._refused(path, response)
-        try:
-            return exact_loads(response.content)
-        except orjson.JSONDecodeError:
-            # a cache or maintenance page answering HTML with 200: worth another try
-            raise TransientHTTPError(response) from None
+    def _transient(self, response: httpx.Response) -> bool:
+        # a 403 that is not Magento's: a WAF or bot filter in front of the shop
+        return super()._transient(response) or (
+            response.status_code == 403 and magento_error(response) is None)
 
-    def _refused(self, path: str, response: httpx.Response) -> SourceError:
+    def _refused(self, method: str, path: str, response: httpx.Response) -> SourceError:
         message = magento_error(response) or response.reason_phrase
         status = response.status_code
         if status == 401:
@@ -161,7 +108,7 @@ class MagentoClient:
         return MagentoApiError(f"GET {path} answered {status}: {message}", status=status)
 
     @staticmethod
-    def _gave_up(path: str, response: httpx.Response) -> MagentoApiError:
+    def _gave_up(method: str, path: str, response: httpx.Response) -> MagentoApiError:
         status = response.status_code
         if status == 403:
             why = ("a firewall or bot filter in front of the shop (an HTML 403, e.g. a"

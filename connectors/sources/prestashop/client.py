@@ -1,4 +1,5 @@
-"""The PrestaShop webservice over HTTP: one authenticated, paced, retried GET at a time.
+"""The PrestaShop webservice over HTTP: one authenticated, paced, retried GET at a time, on
+the project's one client (connectors/http/client.py); this module keeps PrestaShop's quirks.
 
 JSON is asked for twice (the ``Output-Format`` header and ``output_format=JSON``), so a
 proxy that drops unknown headers still gets JSON. Retried, through the project's one
@@ -7,27 +8,25 @@ policy (connectors/http/retry.py): 408, 429 and 5xx — except a 503 with Presta
 JSON (a cache or security plugin's HTML page). A JSON body preceded by PHP notices
 (``display_errors`` left on) is read after them.
 
-The key is added to a copy of each request inside the transport (HTTP Basic user name, or
-``ws_key``), so neither httpx's request log nor an exception ever holds it; redirects are
-not followed, so it never reaches another origin; a filter on the httpx/httpcore loggers
-blanks it out of their records.
+The key is added by an ``httpx.Auth`` (HTTP Basic user name, or ``ws_key``) just before
+each request goes out; redirects are not followed, so it never reaches another origin; a
+filter on the httpx/httpcore loggers blanks it out of their records (``ws_key`` is in the
+URL httpx logs).
 """
 
 from __future__ import annotations
 
-import base64
 import logging
 import re
 from typing import Any
 
 import httpx
 import orjson
-from pydantic import SecretStr
 
+from connectors.http.auth import BasicSecret, QuerySecrets
+from connectors.http.client import HttpClient
 from connectors.http.pacing import Pacer
-from connectors.http.redact import hide, unhide, wire_forms
-from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
-from connectors.http.tls import tls_context
+from connectors.http.retry import RetryPolicy, TransientHTTPError
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.exact import loads as exact_loads
 from connectors.sources.prestashop.config import PrestaShopConfig
@@ -49,32 +48,6 @@ class PrestaShopApiError(SourceError):
         self.code = code
 
 
-class _Key(httpx.AsyncBaseTransport):
-    """Signs a copy of each request (Basic user name or ``ws_key``) just before sending."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport, key: SecretStr, in_query: bool) -> None:
-        self._inner = inner
-        self._key = key
-        self._in_query = in_query
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(in_query={self._in_query})"
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        key = self._key.get_secret_value()
-        url, headers = request.url, request.headers.copy()
-        if self._in_query:
-            url = url.copy_merge_params({"ws_key": key})
-        else:  # the key is the user name; PrestaShop wants no password
-            headers["authorization"] = "Basic " + base64.b64encode(f"{key}:".encode()).decode()
-        signed = httpx.Request(request.method, url, headers=headers, stream=request.stream,
-                               extensions=request.extensions)
-        return await self._inner.handle_async_request(signed)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
 def _errors(content: bytes) -> list[dict[str, Any]]:
     """The ``errors`` of a PrestaShop error body (empty for plain text, HTML, XML…)."""
     try:
@@ -93,36 +66,25 @@ def _first(content: bytes) -> tuple[int | None, str]:
     return (int(str(code)) if str(code).isascii() and str(code).isdigit() else None), str(errors[0].get("message", ""))
 
 
-class PrestaShopClient:
+class PrestaShopClient(HttpClient):
+    error = PrestaShopApiError
+    log = log
+    address = "the shop URL"
+    loads = staticmethod(exact_loads)
+
     def __init__(self, config: PrestaShopConfig, *, retry: RetryPolicy | None = None,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self.config = config
-        self.base_url = config.base_url
-        self.retry = retry or RetryPolicy()
-        self.pacer = Pacer(config.requests_per_second)
-        self.requests = 0
-        self.ps_version: str | None = None
-        self._hidden = wire_forms(config.key, basic_user=config.key)
-        hide(self._hidden)
-        inner = transport or httpx.AsyncHTTPTransport(
-            verify=tls_context(),
-            limits=httpx.Limits(max_connections=16, max_keepalive_connections=16))
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url + "/",
-            transport=_Key(inner, config.key, config.ws_key_in_query),
+        super().__init__(
+            config.base_url,
+            # the key is the user name; PrestaShop wants no password
+            auth=QuerySecrets({"ws_key": config.key}) if config.ws_key_in_query
+            else BasicSecret(config.key),
             timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
-            follow_redirects=False,
             headers={"accept": "application/json", "output-format": "JSON",
                      "user-agent": USER_AGENT},
-        )
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r})"
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-        unhide(self._hidden)
-        self._hidden = []
+            retry=retry, transport=transport, pacer=Pacer(config.requests_per_second))
+        self.config = config
+        self.ps_version: str | None = None
 
     async def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
         """GET ``path`` (relative to ``…/api``) as JSON.
@@ -134,40 +96,17 @@ class PrestaShopClient:
         query = {"output_format": "JSON", **(params or {})}
         if self.config.id_shop is not None:
             query.setdefault("id_shop", self.config.id_shop)
-        try:
-            async for attempt in async_retrying(self.retry, idempotent=True):
-                with attempt:
-                    await self.pacer.wait()
-                    return await self._send(path, query)
-        except TransientHTTPError as exc:
-            raise self._gave_up(path, exc.response) from None
-        except httpx.TransportError as exc:
-            raise PrestaShopApiError(
-                f"GET {path}: network error after retries: {type(exc).__name__}") from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        return await self.send("GET", path, params=query)
 
-    async def _send(self, path: str, params: dict[str, Any]) -> Any:
-        self.requests += 1
-        response = await self._http.get(path.lstrip("/"), params=params)
-        status = response.status_code
-        log.debug("GET %s %s -> %d", path, params, status)
+    def _read(self, method: str, path: str, response: httpx.Response) -> Any:
         self._note_version(response)
-        if status == 503 and _first(response.content)[0] == 22:
+        if response.status_code == 503 and _first(response.content)[0] == 22:
             raise PrestaShopApiError(
                 "the PrestaShop webservice is disabled: enable it in the Back Office"
                 " (Advanced Parameters → Webservice)", status=503, code=22)
-        if status in RETRY_STATUSES:
-            raise TransientHTTPError(response)
-        if response.is_redirect:
-            raise PrestaShopApiError(
-                f"GET {path} was redirected to {response.headers.get('location')!r}; redirects"
-                " are not followed (the key must not reach another origin): use the final"
-                " address as the shop URL", status=status)
-        if status >= 400:
-            raise self._refused(path, response)
-        return self._decode(path, response)
+        return super()._read(method, path, response)
 
-    def _decode(self, path: str, response: httpx.Response) -> Any:
+    def _decode(self, method: str, path: str, response: httpx.Response) -> Any:
         content = response.content
         try:
             return exact_loads(content)
@@ -201,7 +140,7 @@ class PrestaShopClient:
             log.warning("connection.options.version says %s but the shop answers PrestaShop %s",
                         expected, version)
 
-    def _refused(self, path: str, response: httpx.Response) -> SourceError:
+    def _refused(self, method: str, path: str, response: httpx.Response) -> SourceError:
         status = response.status_code
         code, message = _first(response.content)
         resource = path.strip("/").split("/")[0]
@@ -224,7 +163,7 @@ class PrestaShopClient:
                                   status=status, code=code)
 
     @staticmethod
-    def _gave_up(path: str, response: httpx.Response) -> PrestaShopApiError:
+    def _gave_up(method: str, path: str, response: httpx.Response) -> PrestaShopApiError:
         status = response.status_code
         code, message = _first(response.content)
         if status == 200:

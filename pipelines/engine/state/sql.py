@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Collection
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +27,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
+from connectors.http.retry import RetryPolicy, retrying
 from connectors.sources.base import Position
 from pipelines.engine.state.models import (
     NO_PAYLOAD,
@@ -136,26 +136,29 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql(f"BEGIN {conn.get_execution_options().get(SQLITE_BEGIN, '')}")
 
 
-def _use_wal(dbapi_connection: sqlite3.Connection, wait: float = SQLITE_TIMEOUT) -> None:
+#: switching a file to WAL while other connections open it (``_use_wal``): every few
+#: milliseconds at first, a quarter second at most, for as long as a busy lock is waited for
+WAL_SWITCH = RetryPolicy(max_attempts=100_000, initial_backoff=0.005, max_backoff=0.25,
+                         jitter=0.0, max_total=SQLITE_TIMEOUT)
+
+
+def _locked(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+
+def _use_wal(dbapi_connection: sqlite3.Connection) -> None:
     """Switch the file to WAL (a lasting setting of the file) unless it already is.
 
     The switch needs the file to itself and, unlike other statements, does not wait for a
     busy lock: when several processes open a new database at once, all but one would fail.
-    So the switch is retried until one of them has made it.
+    So the switch is retried, under the project's one retry policy object (not HTTP: a
+    SQLite "database is locked", the only error retried), until one of them has made it.
     """
-    deadline, delay = time.monotonic() + wait, 0.005
-    while True:
-        try:
+    for attempt in retrying(WAL_SWITCH, _locked):
+        with attempt:
             mode = dbapi_connection.execute("PRAGMA journal_mode").fetchone()[0]
-            if mode.lower() in ("wal", "memory"):  # an in-memory database has no WAL
-                return
-            dbapi_connection.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(delay)
-            delay = min(delay * 2, 0.25)
+            if mode.lower() not in ("wal", "memory"):  # an in-memory database has no WAL
+                dbapi_connection.execute("PRAGMA journal_mode=WAL")
 
 
 def _one_of(column: ColumnElement[Any], statuses: Collection[ItemStatus]) -> ColumnElement[bool]:

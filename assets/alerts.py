@@ -8,6 +8,7 @@ from typing import Any
 import dagster as dg
 import httpx
 
+from assets.resources import AlertsWebhook, StateDatabase
 from connectors.http.tls import tls_context
 from connectors.http.urls import secure_url
 from pipelines.engine.config import Config
@@ -53,12 +54,12 @@ def alerts_sensor(config: Config,
                            " `alerts.max_rejection_rate`) and newly parked items, to the logs"
                            " and the webhook (`alerts.webhook_url`); on when the location loads unless"
                            " `automation: off`")
-    def _alerts(context: dg.SensorEvaluationContext) -> dg.SkipReason:
+    def _alerts(context: dg.SensorEvaluationContext, state_database: StateDatabase,
+                alerts_webhook: AlertsWebhook) -> dg.SkipReason:  # resources by key
         """Rejection spikes and newly parked items since the last look."""
         seen: dict[str, int] = json.loads(context.cursor or "{}")
         messages: list[str] = []
-        state = StateStore(config.state_url or StateStore.default_url())
-        try:
+        with state_database.open(config) as state:
             for source in config.sources:
                 spikes, newest = rejection_spikes(state, source.name, seen.get(f"{source.name}:run", 0),
                                                   config.alerts.max_rejection_rate)
@@ -72,9 +73,7 @@ def alerts_sensor(config: Config,
                                     " visible after their re-sends, or rejected too often);"
                                     " see `shopsync rejections list`")
                 seen[f"{source.name}:parked"] = parked
-        finally:
-            state.close()
-        deliver(messages, config.alerts.webhook_url, context.log)
+        deliver(messages, alerts_webhook.address(config), context.log)
         context.update_cursor(json.dumps(seen))
         return dg.SkipReason(f"{len(messages)} alert(s)" if messages else "nothing to report")
 
@@ -111,11 +110,12 @@ def failed_runs_sensor(config: Config,
                            description="Each failed run, with its first failing step and that"
                                        " step's error, to the logs and the webhook; on when the"
                                        " location loads unless `automation: off`")
-    def _failed(context: dg.RunFailureSensorContext) -> None:
+    def _failed(context: dg.RunFailureSensorContext,
+                alerts_webhook: AlertsWebhook) -> None:  # the resource by its key
         """Says which run failed and why."""
         cause = failure_cause(context.get_step_failure_events())
         deliver([f"shopsync run {context.dagster_run.run_id} ({context.dagster_run.job_name})"
                  f" failed — {cause}"],
-                config.alerts.webhook_url, context.log)
+                alerts_webhook.address(config), context.log)
 
     return _failed

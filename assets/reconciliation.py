@@ -10,7 +10,8 @@ import dagster as dg
 from dagster import AssetExecutionContext
 
 from assets.ledger_checks import source_state_results, state_check_specs
-from assets.secrets import SourceSecrets, secrets_key
+from assets.resources import StateDatabase
+from assets.secrets import SourceSecrets, taking_secrets
 from connectors.marketing.errors import MarketingApiError
 from connectors.sources.base import SourceError
 from pipelines.engine.audit import AuditReport, audit
@@ -18,7 +19,6 @@ from pipelines.engine.completeness import StreamCompleteness
 from pipelines.engine.config import Config, Source
 from pipelines.engine.report import STATES, summarize
 from pipelines.engine.runner import SourceRunner
-from pipelines.engine.state import StateStore
 
 
 def completeness_md(rows: list[StreamCompleteness], scope: str) -> str:
@@ -86,7 +86,6 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         group_name=source.name,
         deps=synced,
         kinds={"api"},
-        required_resource_keys={secrets_key(source)},
         check_specs=[
             *state_check_specs(key, whole_source=True),
             dg.AssetCheckSpec(RUN_VISIBLE, asset=key,
@@ -101,15 +100,15 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
                     " sent, confirms it is visible, re-sends what is missing past its deadline"
                     " or at the destination, and summarises every item's state.",
     )
-    def _reconcile(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult]:
-        secrets: SourceSecrets = getattr(context.resources, secrets_key(source))
-        state = StateStore(config.state_url or StateStore.default_url())
+    @taking_secrets(source)
+    def _reconcile(context: AssetExecutionContext, secrets: SourceSecrets,  # resources by key
+                   state_database: StateDatabase) -> Iterator[dg.MaterializeResult]:
         sample = config.reconciliation.audit_sample
         audited = AuditReport(source.name)
         not_checked: list[str] = []
         complete: list[StreamCompleteness] = []
         complete_recent: list[StreamCompleteness] = []
-        try:
+        with state_database.open(config) as state:
             runner = SourceRunner(config, source, state, secrets.env(config, source))
             if sample != 0:
                 audited = asyncio.run(audit(runner, sample=None if sample == "all" else sample))
@@ -125,8 +124,6 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
                 not_checked.append(f"completeness: {exc}")
             summary = summarize(state, source.name)
             held = source_state_results(summary.items, key)  # the counts just read
-        finally:
-            state.close()
         not_checked = audited.not_checked() + report.not_checked() + not_checked
         for line in [*audited.notes, *audited.gaps()]:
             context.log.warning(f"audit: {line}")

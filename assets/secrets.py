@@ -2,9 +2,15 @@
 
 The configuration names environment variables; each source gets a resource whose fields
 are ``EnvVar``s of those names, so the UI shows which variable is used, never its value.
+Each source has its own resource key, so that a run needs only its own source's variables.
 """
 
 from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import dagster as dg
 
@@ -50,3 +56,32 @@ def secrets_for(config: Config, source: Source) -> SourceSecrets:
         token=var(source.connection.token_env),
         url=var(source.connection.url_env),
     )
+
+
+T = TypeVar("T")
+
+
+def taking_secrets(source: Source) -> Callable[[Callable[..., Iterator[T]]],
+                                                Callable[..., Iterator[T]]]:
+    """A decorator: the function's ``secrets`` parameter takes the resource of ``source``.
+
+    Dagster gives a resource to the parameter of the same name, and the key differs per
+    source: the signature Dagster reads (an explicit ``__signature__``, which it honours)
+    names the key, and the call hands that resource on as ``secrets``."""
+    key = secrets_key(source)
+
+    def bind(fn: Callable[..., Iterator[T]]) -> Callable[..., Iterator[T]]:
+        signature = inspect.signature(fn, eval_str=True)
+        assert "secrets" in signature.parameters, f"{fn.__name__} takes no secrets"
+
+        @functools.wraps(fn)
+        def bound(*args: Any, **kwargs: Any) -> Iterator[T]:
+            kwargs["secrets"] = kwargs.pop(key)
+            yield from fn(*args, **kwargs)
+
+        bound.__signature__ = signature.replace(parameters=[  # type: ignore[attr-defined]
+            p.replace(name=key) if p.name == "secrets" else p
+            for p in signature.parameters.values()])
+        return bound
+
+    return bind

@@ -20,12 +20,12 @@ from dagster import AssetExecutionContext
 from assets.graph import REFERS_TO
 from assets.ledger_checks import state_check_results, state_check_specs
 from assets.metadata import metadata_of
-from assets.secrets import SourceSecrets, secrets_key
-from assets.window import WINDOW_KEY, SyncWindow, describe
+from assets.resources import StateDatabase
+from assets.secrets import SourceSecrets, taking_secrets
+from assets.window import SyncWindow, describe
 from pipelines.engine.config import Config, Source
 from pipelines.engine.quality import rules_markdown, summarize
 from pipelines.engine.runner import SourceRunner
-from pipelines.engine.state import StateStore
 from pipelines.engine.stopped import SyncStopped, resume_text
 from pipelines.engine.sync import StreamReport
 
@@ -141,16 +141,14 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
         name=step_name(source, resources),
         specs=specs,
         check_specs=check_specs,
-        required_resource_keys={secrets_key(source), WINDOW_KEY},
         can_subset=False,
         pool=f"shopsync_{source.name}",
     )
-    def _sync(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult]:
-        secrets: SourceSecrets = getattr(context.resources, secrets_key(source))
-        asked: SyncWindow = getattr(context.resources, WINDOW_KEY)
-        window = asked.window()
-        state = StateStore(config.state_url or StateStore.default_url())
-        try:
+    @taking_secrets(source)
+    def _sync(context: AssetExecutionContext, secrets: SourceSecrets,  # resources by key
+              sync_window: SyncWindow, state_database: StateDatabase) -> Iterator[dg.MaterializeResult]:
+        window = sync_window.window()
+        with state_database.open(config) as state:
             runner = SourceRunner(config, source, state, secrets.env(config, source))
             context.log.info(f"{source.name}/{stream}: {describe(window)}")
             try:
@@ -168,7 +166,5 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
                                                        config.alerts.max_rejection_rate),
                                    quality_check_of(report, resource, key)],
                 )
-        finally:
-            state.close()
 
     return _sync

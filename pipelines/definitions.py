@@ -3,7 +3,8 @@
 ``workspace.yaml`` loads ``defs``: the sync assets of every configured source (from
 ``$SHOPSYNC_CONFIG``, else ``./shops.yaml``) with a reconciliation report per source, a sync
 job and schedule and a reconciliation job and schedule per source, and sensors that report
-failed runs, rejection spikes and parked items. ``defs`` is built when Dagster loads the
+failed runs, rejection spikes and parked items; the resources they take as typed parameters
+(``assets.resources``, ``assets.secrets``, ``assets.window``). ``defs`` is built when Dagster loads the
 location, not when this module is imported (``build_definitions`` is importable on its own).
 
 The demo configuration loads only when asked for: ``shopsync dev`` sets
@@ -20,6 +21,7 @@ import dagster as dg
 
 from assets.alerts import alerts_sensor, failed_runs_sensor
 from assets.reconciliation import reconciliation_asset
+from assets.resources import shared_resources
 from assets.secrets import secrets_for, secrets_key
 from assets.sync import stream_asset
 from assets.window import WINDOW_KEY, SyncWindow
@@ -56,7 +58,8 @@ def build_definitions(config: Config) -> dg.Definitions:
     a step is seconds of work, and a process per step would pay the interpreter's start and
     the great-expectations import again for each."""
     assets: list[dg.AssetsDefinition] = []
-    resources: dict[str, dg.ConfigurableResource] = {WINDOW_KEY: SyncWindow()}
+    resources: dict[str, dg.ConfigurableResource] = {WINDOW_KEY: SyncWindow(),
+                                                      **shared_resources(config)}
     jobs = []
     schedules = []
     status = automation_status(config)

@@ -73,14 +73,19 @@ def _probe_state(config: Config, timeout: float) -> Result:
     """Open the state database as a run would (creating it, or its schema, when missing)."""
     from sqlalchemy.engine import make_url
 
+    from pipelines.engine.config import ConfigError
     from pipelines.engine.state import StateStore
 
-    given = config.state_url
+    try:
+        given = config.state_url_in(os.environ)
+    except ConfigError as exc:
+        return False, f"state database: {exc.problems[0]}"
     url = make_url(given or StateStore.default_url())
     if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
         url = url.update_query_dict({"connect_timeout": str(max(2, round(timeout)))})
     shown = url.render_as_string(hide_password=True)
-    field = "state_url" if given else "state_url (not set: the default)"
+    field = ("state_url_env" if config.state_url_env else "state_url" if given
+             else "state_url (not set: the default)")
     try:
         StateStore(url.render_as_string(hide_password=False)).close()
     except Exception as exc:  # noqa: BLE001 - the driver's errors, whatever they are

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import reprlib
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -272,6 +273,8 @@ class Alerts(_Model):
     """Where a person hears about trouble: always the logs, and a webhook when given."""
 
     webhook_url: str | None = None
+    #: the environment variable holding the webhook's address instead (one with a token in it)
+    webhook_url_env: str | None = None
     #: share of a run's pushed items rejected above which a rejection spike is reported
     max_rejection_rate: float = Field(default=0.05, ge=0, le=1)
 
@@ -282,6 +285,10 @@ class Alerts(_Model):
             return value
         return _url(value, carrying="the alerts, which name your sources and items, travel",
                     label="webhook_url")
+
+    _check_env = field_validator("webhook_url_env")(
+        lambda cls, v, info: v if v is None else _env_name(v, info))
+    _one = model_validator(mode="after")(lambda self: _at_most_one(self, "webhook_url"))
 
 
 def _database(value: str) -> str:
@@ -311,9 +318,18 @@ def _database(value: str) -> str:
     return value
 
 
+def _at_most_one(model: _Model, field: str) -> Any:
+    """``field`` or ``field_env`` (the variable holding it), not both."""
+    if getattr(model, field) is not None and getattr(model, f"{field}_env") is not None:
+        raise ValueError(f"give {field} or {field}_env (the variable that holds it), not both")
+    return model
+
+
 class Config(_Model):
     destination: Destination = Destination()
     state_url: str | None = None
+    #: the environment variable holding ``state_url`` instead (a URL with a password)
+    state_url_env: str | None = None
     reconciliation: Reconciliation = Reconciliation()
     alerts: Alerts = Alerts()
     #: whether the schedules (syncs, reconciliation) and the alert sensors run as soon as
@@ -323,6 +339,9 @@ class Config(_Model):
     sources: list[Source] = Field(min_length=1)
 
     _check_state_url = field_validator("state_url")(lambda cls, v: v if v is None else _database(v))
+    _check_state_env = field_validator("state_url_env")(
+        lambda cls, v, info: v if v is None else _env_name(v, info))
+    _one_state_url = model_validator(mode="after")(lambda self: _at_most_one(self, "state_url"))
 
     @model_validator(mode="after")
     def _unique(self) -> Config:
@@ -331,6 +350,20 @@ class Config(_Model):
         if dupes:
             raise ValueError(f"source names must be unique; repeated: {', '.join(dupes)}")
         return self
+
+    def state_url_in(self, env: Mapping[str, str]) -> str | None:
+        """The state database's URL: from the variable ``state_url_env`` names, else
+        ``state_url`` (None: the default)."""
+        if self.state_url_env is None:
+            return self.state_url
+        value = env.get(self.state_url_env)
+        if not value:
+            raise ConfigError([f"state_url_env: the environment variable {self.state_url_env}"
+                               " is not set — export it"])
+        try:
+            return _database(value)
+        except ValueError as exc:
+            raise ConfigError([f"state_url_env: {self.state_url_env}: {exc}"]) from None
 
     def source(self, name: str) -> Source:
         for source in self.sources:

@@ -108,9 +108,10 @@ class SourceRunner:
     @classmethod
     def for_source(cls, config: Config, name: str, state: StateStore | None = None,
                    env: Env | None = None) -> SourceRunner:
+        env = env if env is not None else os.environ
         return cls(config, config.source(name),
-                   state or StateStore(config.state_url or StateStore.default_url()),
-                   env if env is not None else os.environ)
+                   state or StateStore(config.state_url_in(env) or StateStore.default_url()),
+                   env)
 
     def plan(self) -> dict[str, list[str]]:
         return selected_resources(self.source, self.config.destination.write_carts)

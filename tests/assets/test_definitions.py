@@ -12,7 +12,7 @@ import pytest
 
 from pipelines.definitions import build_definitions, load_definitions
 from pipelines.engine.config import ConfigError, parse_config
-from pipelines.engine.state import StateStore
+from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from sandbox.shops.woocommerce.launch import start_in_thread
 
 
@@ -102,6 +102,48 @@ def test_secrets_are_environment_variables_never_values(monkeypatch):
     secrets = defs.resources["woo_secrets"]
     assert isinstance(secrets.api_key, dg.EnvVar)
     assert "do-not-show-me" not in repr(secrets)
+
+
+def with_named_addresses(config, **changes):
+    """``config`` with the ledger's URL and the webhook in variables the file names."""
+    document = config.model_dump(mode="json", exclude_none=True)
+    document.pop("state_url", None)
+    return parse_config({**document, "state_url_env": "T_DG_STATE_URL",
+                         "alerts": {"webhook_url_env": "T_DG_HOOK"}, **changes})
+
+
+# Dagster's own snapshot reads a deprecated property of every schedule
+@pytest.mark.filterwarnings("ignore:Property `ScheduleDefinition.environment_vars`")
+def test_the_ui_shows_which_variable_holds_a_secret_never_its_value(monkeypatch):
+    from dagster._core.remote_representation.external_data import (
+        RepositorySnap,
+        ResourceConfigEnvVarSnap,
+    )
+    from dagster_shared.serdes import serialize_value
+
+    values = {"T_DG_API_KEY": "abcd1234.do-not-show-key", "T_DG_WC_SECRET": "do-not-show-cs",
+              "T_DG_STATE_URL": "postgresql+psycopg://u:do-not-show-pw@db.example.com/s",
+              "T_DG_HOOK": "https://hooks.example.com/do-not-show-token"}
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    defs = build_definitions(with_named_addresses(config_for()))
+    # what the UI's resource pages are built from
+    snap = RepositorySnap.from_def(defs.get_repository_def())
+    shown = {r.name: r for r in snap.resources}
+
+    assert shown["state_database"].configured_values == {
+        "url": ResourceConfigEnvVarSnap(name="T_DG_STATE_URL")}
+    assert shown["alerts_webhook"].configured_values == {
+        "url": ResourceConfigEnvVarSnap(name="T_DG_HOOK")}
+    assert shown["woo_secrets"].configured_values["api_key"] == ResourceConfigEnvVarSnap(
+        name="T_DG_API_KEY")
+    # the typed parameters bind each to what uses it
+    assert {j.job_name for j in shown["woo_secrets"].job_ops_using} == {"woo_sync",
+                                                                          "woo_reconcile"}
+    assert len(shown["woo_secrets"].asset_keys_using) == 11
+    assert set(shown["alerts_webhook"].sensors_using) == {"shopsync_alerts",
+                                                          "shopsync_failed_runs"}
+    assert "do-not-show" not in serialize_value(snap)
 
 
 def test_the_workspace_loads_the_location_from_the_config_file(tmp_path):
@@ -297,7 +339,7 @@ def test_a_failed_run_is_reported_with_its_first_failing_step_and_its_error(live
     failure = next(e for e in result.all_events if e.event_type_value == "PIPELINE_FAILURE")
     context = dg.build_run_status_sensor_context(
         sensor_name=sensor.name, dagster_instance=instance, dagster_run=result.dagster_run,
-        dagster_event=failure).for_run_failure()
+        dagster_event=failure, resources=defs.resources).for_run_failure()
     logged: list[str] = []
     monkeypatch.setattr("assets.alerts.deliver",
                         lambda messages, url, log: logged.extend(messages))
@@ -319,10 +361,31 @@ def test_the_alerts_sensor_reports_newly_parked_items(live, tmp_path):
 
     state.record("woo", "orders", [Outcome("o1", "h", ItemStatus.ACCEPTED, payload={"a": 1})])
     state.mark("woo", "orders", ["o1"], ItemStatus.PARKED)
-    sensor = build_definitions(live).resolve_sensor_def("shopsync_alerts")
-    context = dg.build_sensor_context()
+    defs = build_definitions(live)
+    sensor = defs.resolve_sensor_def("shopsync_alerts")
+    context = dg.build_sensor_context(resources=defs.resources)  # as the daemon gives them
 
     first = sensor(context)
     assert "1 alert" in first.skip_message
-    assert "nothing to report" in sensor(dg.build_sensor_context(cursor=context.cursor)).skip_message
+    assert "nothing to report" in sensor(dg.build_sensor_context(
+        cursor=context.cursor, resources=defs.resources)).skip_message
     state.close()
+
+
+def test_the_ledger_and_the_webhook_come_from_the_variables_the_file_names(live, tmp_path,
+                                                                           monkeypatch):
+    url = f"sqlite:///{tmp_path / 'named.db'}"
+    monkeypatch.setenv("T_DG_STATE_URL", url)
+    monkeypatch.setenv("T_DG_HOOK", "https://hooks.example.com/from-the-variable")
+    config = with_named_addresses(live)
+
+    assert _run(config).success
+    with StateStore(url) as state:
+        assert state.get_cursor("woo", "orders") is not None
+        state.record("woo", "orders", [Outcome("o1", "h", ItemStatus.ACCEPTED, payload={})])
+        state.mark("woo", "orders", ["o1"], ItemStatus.PARKED)  # an alert to post
+    posted: list[str | None] = []
+    monkeypatch.setattr("assets.alerts.deliver", lambda messages, url, log: posted.append(url))
+    defs = build_definitions(config)
+    defs.resolve_sensor_def("shopsync_alerts")(dg.build_sensor_context(resources=defs.resources))
+    assert posted == ["https://hooks.example.com/from-the-variable"]

@@ -132,6 +132,41 @@ def test_each_problem_names_the_field_and_the_fix(tmp_path, change, expected):
     assert any(p.startswith(expected) for p in caught.value.problems), caught.value.problems
 
 
+def test_addresses_with_credentials_can_come_from_named_environment_variables(tmp_path):
+    named = GOOD.replace("state_url: sqlite:///state.db", "state_url_env: STATE_URL\n"
+                         "alerts: {webhook_url_env: ALERTS_HOOK}")
+    config = load_config(write(tmp_path, named))
+    assert (config.state_url_env, config.alerts.webhook_url_env) == ("STATE_URL", "ALERTS_HOOK")
+    url = "postgresql+psycopg://shopsync:pw@db.example.com/state"
+    assert config.state_url_in({"STATE_URL": url}) == url
+    with pytest.raises(ConfigError, match="state_url_env: the environment variable STATE_URL"
+                                          " is not set — export it"):
+        config.state_url_in({})
+    with pytest.raises(ConfigError) as caught:
+        config.state_url_in({"STATE_URL": "mysql+pymysql://shopsync:pw@db.example.com/s"})
+    assert caught.value.problems[0].startswith("state_url_env: STATE_URL: the state store runs"
+                                               " on SQLite or PostgreSQL")
+    assert "pw" not in str(caught.value)
+    assert load_config(write(tmp_path, GOOD)).state_url_in({}) == "sqlite:///state.db"
+
+    for both, problem in [
+        ("state_url: sqlite:///state.db\nstate_url_env: STATE_URL",
+         "file: give state_url or state_url_env (the variable that holds it), not both"),
+        ("alerts: {webhook_url: 'https://hooks.example.com/x', webhook_url_env: ALERTS_HOOK}",
+         "alerts: give webhook_url or webhook_url_env (the variable that holds it), not both"),
+    ]:
+        with pytest.raises(ConfigError) as caught:
+            load_config(write(tmp_path, GOOD.replace("state_url: sqlite:///state.db", both)))
+        assert caught.value.problems == [problem]
+    pasted = GOOD.replace("state_url: sqlite:///state.db",
+                          "state_url_env: postgresql://shopsync:s3cr3tpw@db/state")
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, pasted))
+    assert caught.value.problems[0].startswith("state_url_env: the value of state_url_env looks"
+                                               " like a key, not a variable name")
+    assert "s3cr3tpw" not in str(caught.value)
+
+
 def test_all_problems_are_reported_at_once(tmp_path):
     bad = GOOD.replace("platform: woocommerce", "platform: x").replace(
         "api_key_env: MARKETING_API_KEY", "api_key_env: not-a-name")

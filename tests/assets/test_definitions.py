@@ -119,7 +119,6 @@ def test_the_ui_shows_which_variable_holds_a_secret_never_its_value(monkeypatch)
         RepositorySnap,
         ResourceConfigEnvVarSnap,
     )
-    from dagster_shared.serdes import serialize_value
 
     values = {"T_DG_API_KEY": "abcd1234.do-not-show-key", "T_DG_WC_SECRET": "do-not-show-cs",
               "T_DG_STATE_URL": "postgresql+psycopg://u:do-not-show-pw@db.example.com/s",
@@ -143,7 +142,7 @@ def test_the_ui_shows_which_variable_holds_a_secret_never_its_value(monkeypatch)
     assert len(shown["woo_secrets"].asset_keys_using) == 11
     assert set(shown["alerts_webhook"].sensors_using) == {"shopsync_alerts",
                                                           "shopsync_failed_runs"}
-    assert "do-not-show" not in serialize_value(snap)
+    assert "do-not-show" not in dg.serialize_value(snap)
 
 
 def test_the_workspace_loads_the_location_from_the_config_file(tmp_path):

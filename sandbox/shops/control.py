@@ -31,6 +31,16 @@ from sandbox.shops import hosting
 Endpoint = Callable[..., Any]
 
 
+class FakeError(Exception):
+    """A refusal of ``/__fake__`` on a platform whose errors have no shape of their own
+    there: answered ``{"error": message}``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
 class Control(ABC):
     """One platform's answers on ``/__fake__``: a subclass says how a request is let in,
     how errors, bodies and times look, and which record a change answers with; ``install``
@@ -48,9 +58,9 @@ class Control(ABC):
     def respond(self, data: Any, status: int = 200) -> Response:
         return Response(orjson.dumps(data), status_code=status, media_type=self.media_type)
 
-    @abstractmethod
     def error(self, status: int, message: str, code: str = "") -> Exception:
         """The platform's error (``code`` names it where the platform's errors have codes)."""
+        return FakeError(status, message)
 
     def authorize(self, request: Request) -> None:
         """Refuse a request without the shop's credentials (default: the gate did)."""

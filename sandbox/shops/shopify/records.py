@@ -12,8 +12,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sandbox.shops.people import slugify
 from sandbox.shops.shopify import names
-from sandbox.shops.shopify.data import BASE, Row, customer_core, gid, rng_for
+from sandbox.shops.shopify.data import BASE, PERSONAS, Row, customer_core, gid, rng_for
 
 if TYPE_CHECKING:
     from sandbox.shops.shopify.store import Store
@@ -107,8 +108,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
     if row.customer:
         first, last, email = customer_core(store.seed, row.customer)
     else:
-        first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
-        email = f"{names.ascii_part(first, 'guest')}.{row.id % 100000}@example.net"
+        first, last, email = PERSONAS.guest(rng, row.id % 100000)
     count = 14 if index == LONG_ORDER_INDEX else rng.choice((1, 1, 1, 2, 2, 3, 4))
     picks = _picks(store, rng, count)
     subtotal = sum(v[2] * q for _, v, q in picks)
@@ -216,7 +216,7 @@ def variant(store: Store, row: Row) -> dict[str, Any]:
 
 def product(store: Store, row: Row) -> dict[str, Any]:
     rng = rng_for(store.seed, "products", row.id)
-    handle = names.handle(row.name) or f"product-{row.id}"
+    handle = slugify(row.name, "item") or f"product-{row.id}"
     variants = [variant(store, store.tables["variants"].rows[v])
                 for v in store.children.get(row.id, ())]
     collections = [store.collection_ref(h) for h in ("all", names.NOUNS.get(row.kind, ""))

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sandbox.shops.people import ascii_part, slugify
 from sandbox.shops.woocommerce import names
 from sandbox.shops.woocommerce.data import (
     GUEST_EMAIL_ONLY_ORDER,
     NEGATIVE_LINE_ORDER,
+    PERSONAS,
     Row,
     customer_core,
     rng_for,
@@ -66,8 +68,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
     elif row.id == GUEST_EMAIL_ONLY_ORDER:
         first, last, email = "", "", f"guest.{row.id}@example.net"
     else:
-        first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
-        email = f"{names.ascii_part(first, 'guest')}.{row.id}@example.net"
+        first, last, email = PERSONAS.guest(rng, row.id)
     billing = _address(rng, first, last, email)
     shipping = {k: v for k, v in billing.items() if k != "email"}
     picks: list[tuple[int, int, str, int, int, str | None]] = []
@@ -158,7 +159,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
 def product(store: Store, row: Row) -> dict[str, Any]:
     rng = rng_for(store.seed, "products", row.id)
     cat_id, cat_name = _CATEGORY[product_category(row)]
-    slug = names.slugify(row.name)
+    slug = slugify(row.name)
     children = [store.tables["variations"].rows[v] for v in store.children.get(row.id, ())]
     sale = row.kind == "simple" and row.amount > 0 and rng.random() < 0.1
     if row.kind == "grouped":
@@ -244,7 +245,7 @@ def customer(store: Store, row: Row) -> dict[str, Any]:
         "id": row.id, **_dates(store, "date_created", row.created),
         **_dates(store, "date_modified", row.modified or None),
         "email": email, "first_name": first, "last_name": last, "role": row.kind,
-        "username": f"{names.ascii_part(first, 'user')}{row.id}",
+        "username": f"{ascii_part(first, 'user')}{row.id}",
         "billing": billing, "shipping": {k: v for k, v in billing.items() if k != "email"},
         "is_paying_customer": rng.random() < 0.7,
         "avatar_url": f"https://secure.gravatar.com/avatar/{rng.getrandbits(128):032x}?s=96&d=mm&r=g",
@@ -274,7 +275,7 @@ def coupon(store: Store, row: Row) -> dict[str, Any]:
 
 def category(store: Store, row: Row) -> dict[str, Any]:
     return {
-        "id": row.id, "name": row.name, "slug": row.kind or names.slugify(row.name),
+        "id": row.id, "name": row.name, "slug": row.kind or slugify(row.name),
         "parent": row.parent, "description": "", "display": "default", "image": None,
         "menu_order": 0, "count": store.category_counts.get(row.kind, 0),
     }

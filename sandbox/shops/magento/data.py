@@ -15,7 +15,7 @@ import functools
 import random
 from dataclasses import dataclass, field
 
-from sandbox.shops import people
+from sandbox.shops import basket, people
 from sandbox.shops.magento import names
 from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
@@ -150,7 +150,7 @@ def _orders(seed: int, n: int, customers: int) -> list[Row]:
 
 
 def line_count(rng: random.Random) -> int:
-    return rng.choice((1, 1, 1, 2, 2, 3, 4))
+    return rng.choice(basket.LINE_COUNTS)
 
 
 def _carts(seed: int, n: int, orders: list[Row], customers: int, sellable: bool) -> list[Row]:

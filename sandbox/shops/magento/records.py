@@ -14,6 +14,7 @@ import random
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sandbox.shops import basket
 from sandbox.shops.magento import names
 from sandbox.shops.magento.data import (
     PERSONAS,
@@ -48,12 +49,7 @@ def increment_id(order_id: int) -> str:
 
 
 def _pick(rng: random.Random, sellable: list[Sellable], count: int) -> list[Pick]:
-    picks: list[Pick] = []
-    for _ in range(count if sellable else 0):
-        product = rng.choice(sellable)
-        child = rng.choice(product.children) if product.children else None
-        picks.append((product, child, rng.choice((1, 1, 1, 2, 3))))
-    return picks
+    return basket.pick(rng, sellable, count, lambda p: p.children)
 
 
 def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:

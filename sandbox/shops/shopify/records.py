@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sandbox.shops import basket
 from sandbox.shops.people import slugify
 from sandbox.shops.shopify import names
 from sandbox.shops.shopify.data import BASE, PERSONAS, Row, customer_core, gid, rng_for
@@ -72,11 +73,9 @@ def _customer_ref(store: Store, customer_id: int) -> dict[str, Any] | None:
 
 
 def _picks(store: Store, rng: Any, count: int) -> list[tuple[Any, tuple[int, str, int, str], int]]:
-    picks = []
-    for _ in range(count if store.sellable else 0):
-        product = rng.choice(store.sellable)
-        picks.append((product, rng.choice(product.variants), rng.choice((1, 1, 1, 2, 3))))
-    return picks
+    """``count`` lines of the shop's variants (every product has one)."""
+    return [(p, v, q) for p, v, q in basket.pick(rng, store.sellable, count, lambda p: p.variants)
+            if v is not None]
 
 
 def _line(store: Store, line_id: int, product: Any, variant: tuple[int, str, int, str],
@@ -109,22 +108,16 @@ def order(store: Store, row: Row) -> dict[str, Any]:
         first, last, email = customer_core(store.seed, row.customer)
     else:
         first, last, email = PERSONAS.guest(rng, row.id % 100000)
-    count = 14 if index == LONG_ORDER_INDEX else rng.choice((1, 1, 1, 2, 2, 3, 4))
+    count = 14 if index == LONG_ORDER_INDEX else rng.choice(basket.LINE_COUNTS)
     picks = _picks(store, rng, count)
     subtotal = sum(v[2] * q for _, v, q in picks)
-    code = None
-    if subtotal > 0 and rng.random() < 0.12:
-        code = names.DISCOUNTS[rng.randrange(5)]
-    discount = 0
-    if code is not None:
-        discount = subtotal * code[2] // 10000 if code[1] == "percent" else min(code[2], subtotal)
-    lines, left = [], discount
-    for j, (product, variant, quantity) in enumerate(picks):
-        off = min(left, variant[2] * quantity)
-        left -= off
-        lines.append(_line(store, BASE["lines"] + index * 20 + j, product, variant, quantity, off))
+    code = basket.draw_coupon(rng, subtotal, names.DISCOUNTS)
+    discount = basket.coupon_off(subtotal, code[1] == "percent", code[2]) if code else 0
+    offs = basket.spread(discount, (v[2] * q for _, v, q in picks))
+    lines = [_line(store, BASE["lines"] + index * 20 + j, product, variant, quantity, off)
+             for j, ((product, variant, quantity), off) in enumerate(zip(picks, offs, strict=True))]
     items_total = subtotal - discount
-    ship = 0 if items_total >= 5000 or not picks else 490
+    ship = basket.shipping(items_total, bool(picks))
     total = items_total + ship
     tax = sum(_tax_in(round(float(li["discountedTotalSet"]["shopMoney"]["amount"]) * 100))
               for li in lines) + _tax_in(ship)

@@ -22,6 +22,18 @@ LINE_COUNTS = (1, 1, 1, 2, 2, 3, 4)
 QUANTITIES = (1, 1, 1, 2, 3)
 
 
+def price(rng: random.Random, low: int = 4, high: int = 120) -> int:
+    """A generated unit price in cents: whole units from ``low`` to ``high``, most with
+    no cents, some .50, .90 or .99."""
+    return rng.randrange(low, high) * 100 + rng.choice((0, 0, 50, 90, 99))
+
+
+def money(cents: int) -> str:
+    """Cents as a two-decimal string (``-5.00``), as the REST and GraphQL APIs write money."""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
 def pick(rng: random.Random, sellable: Sequence[P], count: int,
          options: Callable[[P], Sequence[Opt]]) -> list[tuple[P, Opt | None, int]]:
     """``count`` lines (none when nothing is sellable): a product, one of its ``options``

@@ -95,10 +95,6 @@ def _customers(seed: int, n: int) -> list[Row]:
     return rows
 
 
-def _price(rng: random.Random) -> int:
-    return rng.randrange(5, 120) * 100 + rng.choice((0, 0, 50, 90, 99))
-
-
 def _products(seed: int, n: int, out: Generated) -> list[Row]:
     rng = random.Random(f"magento/{seed}/products")
     rows: list[Row] = []
@@ -113,7 +109,7 @@ def _products(seed: int, n: int, out: Generated) -> list[Row]:
             name = f"{rng.choice(names.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
         # a SKU with a space and an accent: it must be URL-encoded in a path
         sku = "TEE Été" if i == 0 else f"MG{pid:05d}"
-        price = _price(rng)
+        price = basket.price(rng, 5)
         row = Row(pid, created, updated, active=i != 5, name=name, kind=kind, sku=sku,
                   amount=0 if kind == "configurable" else price)
         rows.append(row)

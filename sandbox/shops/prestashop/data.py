@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.shops import people
+from sandbox.shops import basket, people
 from sandbox.shops.people import Personas
 from sandbox.shops.prestashop import names
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
@@ -99,10 +99,6 @@ def _addresses(seed: int, customers: list[Row]) -> list[Row]:
     return made
 
 
-def _price(rng: random.Random) -> int:
-    return rng.randrange(4, 90) * 100 + rng.choice((0, 0, 50, 90, 99))
-
-
 def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     rng = random.Random(f"prestashop/{seed}/products")
     products: list[Row] = []
@@ -117,7 +113,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
             adjective = rng.choice(names.ADJECTIVES)
             noun, category = rng.choice(names.NOUNS)
             title = {lang: f"{adjective[lang]} {noun[lang]}" for lang in noun}
-        price = 0 if i == 7 else _price(rng)  # a free sample
+        price = 0 if i == 7 else basket.price(rng, 4, 90)  # a free sample
         row = Row(pid, created, modified, customer=rng.choice((0, 1, 2, 3)), parent=category,
                   state=0 if i == 8 else 1, flag=kind, extra=rng.choice((0, 1, 1, 2, 3)),
                   name=title[1], amount=price)

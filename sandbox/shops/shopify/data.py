@@ -11,7 +11,7 @@ import functools
 import random
 from dataclasses import dataclass, field
 
-from sandbox.shops import people
+from sandbox.shops import basket, people
 from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.shopify import names
 from sandbox.shops.timeline import BULK_EDITS, END, change_times
@@ -87,10 +87,6 @@ def _customers(seed: int, n: int) -> list[Row]:
     return rows
 
 
-def _price(rng: random.Random) -> int:
-    return rng.randrange(4, 120) * 100 + rng.choice((0, 0, 50, 90, 99))
-
-
 def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     rng = random.Random(f"shopify/{seed}/products")
     products: list[Row] = []
@@ -101,7 +97,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
         noun = rng.choice(list(names.NOUNS))
         title = {1: "Tasse ☕ « Café Crème »", 3: "כובע קש"}.get(i, f"{rng.choice(names.ADJECTIVES)} {noun}")
         status = {4: "DRAFT", 5: "ARCHIVED"}.get(i, "ACTIVE")
-        price = _price(rng)
+        price = basket.price(rng)
         vendor = rng.choice(names.VENDORS)
         products.append(Row(pid, created, updated, status, name=title, kind=noun, amount=price,
                             extra=vendor))

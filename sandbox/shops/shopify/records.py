@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sandbox.shops import basket
+from sandbox.shops.basket import money
 from sandbox.shops.people import slugify
 from sandbox.shops.shopify import names
 from sandbox.shops.shopify.data import BASE, PERSONAS, Row, customer_core, gid, rng_for
@@ -29,11 +30,6 @@ def iso(epoch: int | None) -> str | None:
     if epoch is None:
         return None
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
 def bag(store: Store, cents: int) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import functools
 import random
 from dataclasses import dataclass, field
 
-from sandbox.shops import people
+from sandbox.shops import basket, people
 from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.timeline import BULK_EDITS, START, change_times
 from sandbox.shops.woocommerce import names
@@ -81,10 +81,6 @@ def _customers(seed: int, n: int) -> list[Row]:
     return rows
 
 
-def _price(rng: random.Random) -> int:
-    return rng.randrange(4, 120) * 100 + rng.choice((0, 0, 50, 90, 99))
-
-
 def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     rng = random.Random(f"woocommerce/{seed}/products")
     products: list[Row] = []
@@ -99,7 +95,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
             name = names.ODD_PRODUCTS[i][0]
         else:
             name = f"{rng.choice(names.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
-        price = -500 if i == 2 else 0 if kind == "grouped" else _price(rng)
+        price = -500 if i == 2 else 0 if kind == "grouped" else basket.price(rng)
         products.append(Row(pid, created, modified, status, name=name, kind=kind, amount=price))
         children: list[tuple[int, str, int]] = []
         if kind == "variable":

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from sandbox.shops import basket
+from sandbox.shops.basket import money
 from sandbox.shops.people import ascii_part, slugify
 from sandbox.shops.woocommerce import names
 from sandbox.shops.woocommerce.data import (
@@ -31,11 +32,6 @@ SITE = "https://shop.example"
 _CATEGORY = {slug: (cid, name) for cid, name, _, slug in names.CATEGORIES}
 _PAYMENTS = (("stripe", "Credit card (Stripe)"), ("paypal", "PayPal"),
              ("bacs", "Direct bank transfer"), ("cod", "Cash on delivery"))
-
-
-def money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
 def _dates(store: Store, prefix: str, epoch: int | None) -> dict[str, Any]:

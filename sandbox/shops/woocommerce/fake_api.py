@@ -30,7 +30,7 @@ from starlette.responses import Response
 
 from sandbox.shops.control import Control
 from sandbox.shops.woocommerce.errors import WooError, no_route
-from sandbox.shops.woocommerce.http import json_object, require_auth, respond, with_links
+from sandbox.shops.woocommerce.http import require_auth, respond, with_links
 from sandbox.shops.woocommerce.settings import FAKE_PREFIX
 from sandbox.shops.woocommerce.store import RESOURCES, Store, parse_datetime
 
@@ -50,8 +50,11 @@ class WooControl(Control):
     def unknown(self, resource: str) -> Exception:
         return no_route()
 
-    async def body(self, request: Request) -> dict[str, Any]:
-        return await json_object(request)
+    def not_json(self) -> Exception:
+        return WooError(400, "rest_invalid_json", "Invalid JSON body passed.")
+
+    def not_object(self) -> Exception:
+        return WooError(400, "rest_invalid_json", "The body must be a JSON object.")
 
     def parse_time(self, store: Store, value: Any) -> int:
         try:
@@ -90,7 +93,7 @@ async def fail(request: Request, resource: str) -> Response:
     """Make the resource's listing answer ``status`` from now on: a step that reads it fails,
     the others run (what a failed run must show)."""
     store = CONTROL.store(request, resource)
-    status = (await json_object(request)).get("status")
+    status = (await CONTROL.body(request)).get("status")
     if not isinstance(status, int) or not 400 <= status <= 599:
         raise WooError(400, "fake_invalid_status", f"status must be 400 to 599, not {status!r}")
     store.failing[resource] = status

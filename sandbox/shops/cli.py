@@ -77,3 +77,20 @@ def hosting_options(answered: str, *, retried: str = "429 and 503",
         return fn
 
     return apply
+
+
+def generated_options() -> Callable[[F], F]:
+    """``--seed``, ``--orders``, ``--customers`` and ``--products`` of the fakes that write a
+    generated shop out (``sql`` and ``files``, from ``sandbox.shops.sql.data``)."""
+
+    def apply(fn: F) -> F:
+        fn = click.option("--products", default=30, show_default=True, type=click.IntRange(min=0),
+                          help="Products to generate (every third one with variants).")(fn)
+        fn = click.option("--customers", default=50, show_default=True,
+                          type=click.IntRange(min=0), help="Customers to generate.")(fn)
+        fn = click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
+                          help="Orders to generate (a cart for every fourth one).")(fn)
+        return click.option("--seed", default=0, show_default=True, type=int,
+                            help="Seed of the generated data.")(fn)
+
+    return apply

@@ -13,7 +13,7 @@ import importlib
 import re
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import httpx
@@ -25,19 +25,23 @@ if TYPE_CHECKING:
     from sandbox.serving import Served
 
 
+@dataclass
 class RunningFake:
     """A fake shop running in its own process or in a thread of this one (``process``), and
-    the clients opened on it (``stop`` closes them). Each platform's dataclass declares
-    ``process`` and ``clients`` and has a ``root`` (``http://127.0.0.1:PORT``)."""
+    the clients opened on it (``stop`` closes them). ``api_url`` is the address its banner
+    names; ``root`` is the server's (``http://127.0.0.1:PORT``), ``api_url`` without the
+    platform's ``api_path``."""
 
+    api_url: str
     process: subprocess.Popen[str] | Served
-    clients: list[httpx.Client]
+    clients: list[httpx.Client] = field(default_factory=list)
     #: seconds a client waits for an answer (a large shop answers its first query slowly)
     timeout: ClassVar[float] = 30
+    api_path: ClassVar[str] = ""
 
-    if TYPE_CHECKING:
-        @property
-        def root(self) -> str: ...
+    @property
+    def root(self) -> str:
+        return self.api_url.removesuffix(self.api_path)
 
     def open(self, base_url: str, **kwargs: Any) -> httpx.Client:
         """A client on ``base_url``, closed with the shop."""

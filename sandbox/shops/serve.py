@@ -6,13 +6,16 @@ fake, from the same command-line arguments, served in a thread of the calling pr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 import click
 from starlette.types import ASGIApp
 
 from sandbox.serving import Served, serve_app, serve_in_thread
+from sandbox.shops.cli import settings_or_exit
 from sandbox.shops.settings import FakeShopSettings
 
 
@@ -46,3 +49,38 @@ def serve_shop_in_thread(command: click.Command, model: type[F],
     settings = model.model_validate(command.make_context(command.name, list(args)).params)
     served = serve_in_thread(lambda: create_app(settings), settings.host, settings.port)
     return served, banner(settings, served.port)
+
+
+@dataclass(frozen=True)
+class Entry(Generic[F]):
+    """One platform's process entry: its ``command`` (``module:name``, imported when first
+    needed, so that the command's module stays light), its settings, app and banner line.
+    The platform's ``serve`` module exposes ``serve`` and ``serve_in_thread`` (what
+    ``sandbox.shops.launch`` calls) and runs ``main`` as ``python -m``."""
+
+    command: str
+    model: type[F]
+    create_app: Callable[[F], ASGIApp]
+    banner: Callable[[F, int], str]
+
+    def click_command(self) -> click.Command:
+        module, _, name = self.command.partition(":")
+        found: click.Command = getattr(importlib.import_module(module), name)
+        return found
+
+    def serve(self, settings: F) -> None:
+        """Generate the shop once the port is held, print the one banner line, serve."""
+        serve_shop(self.create_app, self.banner, settings)
+
+    def run(self, options: Mapping[str, Any]) -> None:
+        """The command's body: its options as settings (a bad one exits 2), then serve."""
+        self.serve(settings_or_exit(self.model, dict(options)))
+
+    def serve_in_thread(self, *args: str) -> tuple[Served, str]:
+        """The shop the command serves with ``args``, served in a thread of this process:
+        the server and its banner line."""
+        return serve_shop_in_thread(self.click_command(), self.model, self.create_app,
+                                    self.banner, args)
+
+    def main(self) -> None:
+        self.click_command()()

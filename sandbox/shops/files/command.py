@@ -7,15 +7,11 @@ from pathlib import Path
 
 import click
 
+from sandbox.shops.cli import generated_options
+
 
 @click.command("files")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the generated data.")
-@click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
-              help="Orders to generate (a cart for every fourth one).")
-@click.option("--customers", default=50, show_default=True, type=click.IntRange(min=0),
-              help="Customers to generate.")
-@click.option("--products", default=30, show_default=True, type=click.IntRange(min=0),
-              help="Products to generate (every third one with variants).")
+@generated_options()
 @click.option("--timezone", default="Europe/Paris", show_default=True,
               help="The shop's time zone: naive times in the CSV files are local to it.")
 @click.option("--folder", default=None, type=click.Path(file_okay=False),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit, size_options
+from sandbox.shops.cli import hosting_options, listen_options, size_options
 
 
 @click.command("magento")
@@ -29,8 +29,6 @@ from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit,
 def command(**options: object) -> None:
     """Serve a fake Magento 2 shop: REST API at /rest/<store>/V1 (bearer token
     shopsync-fake-magento-token) plus /__fake__ to change records between reads."""
-    from sandbox.shops.magento.serve import serve
-    from sandbox.shops.magento.settings import FakeMagentoSettings
+    from sandbox.shops.magento.serve import ENTRY
 
-    settings = settings_or_exit(FakeMagentoSettings, options)
-    serve(settings)
+    ENTRY.run(options)

@@ -11,10 +11,13 @@ lifetime (30 days), so only recent orders still have theirs, next to the active 
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 
+from sandbox.shops import basket, people
 from sandbox.shops.magento import names
+from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
 
 QUOTE_LIFETIME = 30 * 86400
@@ -60,8 +63,12 @@ class Generated:
     sellable: list[Sellable] = field(default_factory=list)
 
 
-def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
-    return random.Random(f"magento/{seed}/{resource}/{record_id}")
+#: the generator of one record's fields (``people.rng_for``)
+rng_for = functools.partial(people.rng_for, "magento")
+PERSONAS = Personas("magento", names.FIRST_NAMES, names.LAST_NAMES,
+                    odd_at(1, names.ODD_CUSTOMERS))
+#: (first name, last name, email) of a customer, the same wherever it is needed
+customer_core = PERSONAS.customer
 
 
 def _updated(rng: random.Random, created: int) -> int:
@@ -79,17 +86,6 @@ def _times(rng: random.Random, n: int, resource: str, start: int = START) -> lis
     return change_times(rng, n, BULK_SECONDS[resource], start=start, changed=_updated)
 
 
-def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
-    """(first name, last name, email) of a customer, the same wherever it is needed."""
-    if 1 <= customer_id <= len(names.ODD_CUSTOMERS):
-        first, last = names.ODD_CUSTOMERS[customer_id - 1]
-        return first, last, f"customer{customer_id}@example.org"
-    rng = rng_for(seed, "customer-core", customer_id)
-    first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
-    local = f"{names.ascii_part(first, 'c')}.{names.ascii_part(last, 'x')}.{customer_id}"
-    return first, last, f"{local}@{rng.choice(('example.com', 'example.net', 'mail.example'))}"
-
-
 def _customers(seed: int, n: int) -> list[Row]:
     rng = random.Random(f"magento/{seed}/customers")
     rows = []
@@ -97,10 +93,6 @@ def _customers(seed: int, n: int) -> list[Row]:
         first, last, email = customer_core(seed, i + 1)
         rows.append(Row(i + 1, created, updated, name=f"{first} {last}", sku=email))
     return rows
-
-
-def _price(rng: random.Random) -> int:
-    return rng.randrange(5, 120) * 100 + rng.choice((0, 0, 50, 90, 99))
 
 
 def _products(seed: int, n: int, out: Generated) -> list[Row]:
@@ -117,7 +109,7 @@ def _products(seed: int, n: int, out: Generated) -> list[Row]:
             name = f"{rng.choice(names.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
         # a SKU with a space and an accent: it must be URL-encoded in a path
         sku = "TEE Été" if i == 0 else f"MG{pid:05d}"
-        price = _price(rng)
+        price = basket.price(rng, 5)
         row = Row(pid, created, updated, active=i != 5, name=name, kind=kind, sku=sku,
                   amount=0 if kind == "configurable" else price)
         rows.append(row)
@@ -154,7 +146,7 @@ def _orders(seed: int, n: int, customers: int) -> list[Row]:
 
 
 def line_count(rng: random.Random) -> int:
-    return rng.choice((1, 1, 1, 2, 2, 3, 4))
+    return rng.choice(basket.LINE_COUNTS)
 
 
 def _carts(seed: int, n: int, orders: list[Row], customers: int, sellable: bool) -> list[Row]:

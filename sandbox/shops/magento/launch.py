@@ -5,25 +5,18 @@ benchmarks and scripts that want a real server on a free localhost port (the sha
 from __future__ import annotations
 
 import re
-import subprocess
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
 from sandbox.shops.magento.settings import DEFAULT_TOKEN
 
-if TYPE_CHECKING:
-    from sandbox.serving import Served
-
 
 @dataclass
 class RunningFakeMagento(RunningFake):
-    api_url: str  # http://127.0.0.1:PORT/rest/default
-    process: subprocess.Popen[str] | Served
     token: str = DEFAULT_TOKEN
-    clients: list[httpx.Client] = field(default_factory=list)
 
     @property
     def root(self) -> str:

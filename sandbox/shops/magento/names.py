@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 FIRST_NAMES = (
     "Anna", "Ben", "Chloé", "Dmitri", "Elif", "Farid", "Greta", "Hugo", "Inès", "Jonas",
     "Kenji", "Lena", "Malik", "Noémie", "Oskar", "Priya", "Rosa", "Sven", "Tomasz", "Zoë",
@@ -77,15 +74,3 @@ PAYMENTS = (("checkmo", "Check / Money order"), ("banktransfer", "Bank Transfer 
 SHIPPING = (("flatrate_flatrate", "Flat Rate - Fixed", 500),
             ("tablerate_bestway", "Best Way - Table Rate", 690),
             ("dhl_express", "DHL - Express", 1290))
-
-
-def slugify(text: str) -> str:
-    """Roughly Magento's URL key: ascii-folded, lower case, dashes."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    return slug or "-".join(f"{ord(c):x}" for c in text if not c.isspace())[:60]
-
-
-def ascii_part(text: str, fallback: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "", folded.lower()) or fallback

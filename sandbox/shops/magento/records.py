@@ -14,8 +14,18 @@ import random
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sandbox.shops import basket
 from sandbox.shops.magento import names
-from sandbox.shops.magento.data import Row, Sellable, customer_core, line_count, quote_id, rng_for
+from sandbox.shops.magento.data import (
+    PERSONAS,
+    Row,
+    Sellable,
+    customer_core,
+    line_count,
+    quote_id,
+    rng_for,
+)
+from sandbox.shops.people import slugify
 
 if TYPE_CHECKING:
     from sandbox.shops.magento.store import Store
@@ -39,12 +49,7 @@ def increment_id(order_id: int) -> str:
 
 
 def _pick(rng: random.Random, sellable: list[Sellable], count: int) -> list[Pick]:
-    picks: list[Pick] = []
-    for _ in range(count if sellable else 0):
-        product = rng.choice(sellable)
-        child = rng.choice(product.children) if product.children else None
-        picks.append((product, child, rng.choice((1, 1, 1, 2, 3))))
-    return picks
+    return basket.pick(rng, sellable, count, lambda p: p.children)
 
 
 def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:
@@ -61,8 +66,7 @@ def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:
 def _buyer(store: Store, row: Row, rng: random.Random, guest_tag: str) -> tuple[str, str, str]:
     if row.customer:
         return customer_core(store.seed, row.customer)
-    first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
-    return first, last, f"{names.ascii_part(first, 'guest')}.{guest_tag}@example.net"
+    return PERSONAS.guest(rng, guest_tag)
 
 
 def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tuple[list[dict], dict]:
@@ -248,7 +252,7 @@ def product(store: Store, row: Row) -> dict[str, Any]:
     base = parent or row
     category = next((cid for i, (n, cid) in names.ODD_PRODUCTS.items() if n == base.name),
                     names.NOUNS.get(base.name.partition(" ")[2], 2))
-    slug = f"{names.slugify(row.name)}-{row.id}"
+    slug = f"{slugify(row.name)}-{row.id}"
     children = [store.tables["products"].rows[c] for c in store.children.get(row.id, ())
                 if c in store.tables["products"].rows]
     qty = 0 if row.kind == "configurable" else rng.choice((0, 3, 25, 140, 1000))
@@ -303,7 +307,7 @@ def category(store: Store, row: Row) -> dict[str, Any]:
         at = table[at.parent]
         path.append(at.id)
     children = sorted(r.id for r in table.values() if r.parent == row.id)
-    slug = names.slugify(row.name)
+    slug = slugify(row.name)
     return {
         "id": row.id, "parent_id": row.parent, "name": row.name, "is_active": row.active,
         "position": row.id, "level": len(path) - 1, "children": ",".join(map(str, children)),

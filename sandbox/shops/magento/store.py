@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,43 +12,11 @@ from sandbox.shops.magento import records
 from sandbox.shops.magento.data import Row, generate, quote_id
 from sandbox.shops.magento.errors import MagentoError, no_entity
 from sandbox.shops.magento.settings import FakeMagentoSettings
+from sandbox.shops.table import Table
 from sandbox.shops.timeline import Clock
 
 RESOURCES = ("orders", "customers", "products", "carts", "categories")
-_SORT_KEYS = {"id": lambda r: r.id, "updated": lambda r: (r.updated, r.id)}
-
-
-class Table:
-    """The rows of one resource, the fields tests patched, and sorted views kept until the
-    next change."""
-
-    def __init__(self, name: str, rows: list[Row]) -> None:
-        self.name = name
-        self.rows: dict[int, Row] = {r.id: r for r in sorted(rows, key=lambda r: r.id)}
-        self.patches: dict[int, dict[str, Any]] = {}
-        self._sorted: dict[str, list[Row]] = {}
-        self._keys: dict[str, list[int]] = {}
-
-    def ordered(self, by: str) -> list[Row]:
-        if by not in self._sorted:
-            self._sorted[by] = sorted(self.rows.values(), key=_SORT_KEYS[by])
-        return self._sorted[by]
-
-    def keys(self, by: str) -> list[int]:
-        """The ``by`` column of ``ordered(by)``, for bisecting."""
-        if by not in self._keys:
-            self._keys[by] = [r.id if by == "id" else r.updated for r in self.ordered(by)]
-        return self._keys[by]
-
-    def changed(self) -> None:
-        self._sorted.clear()
-        self._keys.clear()
-
-    def row(self, record_id: int) -> Row:
-        found = self.rows.get(record_id)
-        if found is None:
-            raise no_entity(self.name, record_id)
-        return found
+_SORT_KEYS: dict[str, Callable[[Row], Any]] = {"id": lambda r: r.id, "updated": lambda r: (r.updated, r.id)}
 
 
 def parse_time(value: Any) -> int:
@@ -66,7 +35,8 @@ class Store(Clock):
         self.currency = settings.currency
         generated = generate(settings.seed, customers=settings.customers, orders=settings.orders,
                              products=settings.products, carts=settings.active_carts)
-        self.tables = {name: Table(name, rows) for name, rows in generated.rows.items()}
+        self.tables = {name: Table(name, rows, missing=no_entity, sort_keys=_SORT_KEYS)
+                       for name, rows in generated.rows.items()}
         self.sellable = generated.sellable
         self.children: dict[int, list[int]] = defaultdict(list)
         for row in self.tables["products"].rows.values():
@@ -93,11 +63,7 @@ class Store(Clock):
     # records ---------------------------------------------------------------------------
 
     def record(self, resource: str, row: Row) -> dict[str, Any]:
-        built = records.BUILDERS[resource](self, row)
-        for key, value in self.tables[resource].patches.get(row.id, {}).items():
-            old = built.get(key)
-            built[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
-        return built
+        return self.tables[resource].patched(row.id, records.BUILDERS[resource](self, row))
 
     def by_sku(self, sku: str) -> Row:
         for row in self.tables["products"].rows.values():
@@ -142,10 +108,7 @@ class Store(Clock):
             row.active = bool(fields.get("is_active", row.active))
             row.parent = int(fields.get("parent_id", row.parent))
         if fields:
-            saved = table.patches.setdefault(record_id, {})
-            for key, value in fields.items():
-                old = saved.get(key)
-                saved[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+            table.save(record_id, fields)
         if updated is not None:
             row.updated = parse_time(updated)
         elif bump:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit, size_options
+from sandbox.shops.cli import hosting_options, listen_options, size_options
 
 
 @click.command("prestashop")
@@ -27,8 +27,6 @@ from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit,
 def command(**options: object) -> None:
     """Serve a fake PrestaShop shop: the webservice at /api (key
     SHOPSYNCFAKEPRESTASHOPWEBSERVICE as the Basic user name) plus /__fake__ to change it."""
-    from sandbox.shops.prestashop.serve import serve
-    from sandbox.shops.prestashop.settings import FakePrestaSettings
+    from sandbox.shops.prestashop.serve import ENTRY
 
-    settings = settings_or_exit(FakePrestaSettings, options)
-    serve(settings)
+    ENTRY.run(options)

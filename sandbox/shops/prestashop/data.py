@@ -8,11 +8,14 @@ seeded with a string, so the same seed gives the same shop on every machine.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandbox.shops import basket, people
+from sandbox.shops.people import Personas
 from sandbox.shops.prestashop import names
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
 
@@ -58,20 +61,11 @@ class Generated:
     titles: dict[int, dict[int, str]] = field(default_factory=dict)
 
 
-def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
-    return random.Random(f"prestashop/{seed}/{resource}/{record_id}")
-
-
-def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
-    """(first name, last name, email) of a customer, the same wherever it is needed."""
-    if customer_id in names.ODD_CUSTOMERS:
-        first, last = names.ODD_CUSTOMERS[customer_id]
-        email = names.BAD_EMAIL if last == "Email" else f"customer{customer_id}@example.org"
-        return first, last, email
-    rng = rng_for(seed, "customer-core", customer_id)
-    first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
-    local = f"{names.ascii_part(first, 'c')}.{names.ascii_part(last, 'x')}.{customer_id}"
-    return first, last, f"{local}@{rng.choice(('example.com', 'example.net', 'mail.example'))}"
+#: the generator of one record's fields (``people.rng_for``)
+rng_for = functools.partial(people.rng_for, "prestashop")
+PERSONAS = Personas("prestashop", names.FIRST_NAMES, names.LAST_NAMES, names.ODD_CUSTOMERS)
+#: (first name, last name, email) of a customer, the same wherever it is needed
+customer_core = PERSONAS.customer
 
 
 def _customers(seed: int, n: int, languages: int) -> list[Row]:
@@ -105,10 +99,6 @@ def _addresses(seed: int, customers: list[Row]) -> list[Row]:
     return made
 
 
-def _price(rng: random.Random) -> int:
-    return rng.randrange(4, 90) * 100 + rng.choice((0, 0, 50, 90, 99))
-
-
 def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     rng = random.Random(f"prestashop/{seed}/products")
     products: list[Row] = []
@@ -123,7 +113,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
             adjective = rng.choice(names.ADJECTIVES)
             noun, category = rng.choice(names.NOUNS)
             title = {lang: f"{adjective[lang]} {noun[lang]}" for lang in noun}
-        price = 0 if i == 7 else _price(rng)  # a free sample
+        price = 0 if i == 7 else basket.price(rng, 4, 90)  # a free sample
         row = Row(pid, created, modified, customer=rng.choice((0, 1, 2, 3)), parent=category,
                   state=0 if i == 8 else 1, flag=kind, extra=rng.choice((0, 1, 1, 2, 3)),
                   name=title[1], amount=price)

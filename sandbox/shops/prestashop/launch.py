@@ -5,29 +5,20 @@ benchmarks and scripts that want a real server on a free localhost port (the sha
 from __future__ import annotations
 
 import re
-import subprocess
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
 from sandbox.shops.prestashop.settings import DEFAULT_KEY
 
-if TYPE_CHECKING:
-    from sandbox.serving import Served
-
 
 @dataclass
 class RunningFakeShop(RunningFake):
-    api_url: str  # http://127.0.0.1:PORT/api
-    process: subprocess.Popen[str] | Served
+    api_path = "/api"
     key: str = DEFAULT_KEY
-    clients: list[httpx.Client] = field(default_factory=list)
 
-    @property
-    def root(self) -> str:
-        return self.api_url.removesuffix("/api")
 
     def client(self, *, key: str | None = None, json: bool = True, **kwargs: Any) -> httpx.Client:
         """A client on ``/api`` with the shop's key as the Basic user name (``key=""``:

@@ -4,9 +4,6 @@ hold."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 
 def t(en: str, fr: str | None = None, de: str | None = None) -> dict[int, str]:
     """A multilingual value: language id -> text (4, Spanish, is installed but inactive)."""
@@ -152,19 +149,6 @@ ODD_CUSTOMERS = {
     4: ("Bad", "Email"),  # the one whose email is "not-an-email"
     5: ("小龙", "李"),
 }
-BAD_EMAIL = "not-an-email"
 #: (module, payment label)
 PAYMENTS = (("ps_checkpayment", "Payments by check"), ("ps_wirepayment", "Bank wire"),
             ("stripe_official", "Stripe"), ("ps_cashondelivery", "Cash on delivery (COD)"))
-
-
-def slugify(text: str) -> str:
-    """Roughly Tools::str2url: ascii-folded, lower case, dashes."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    return slug or "-".join(f"{ord(c):x}" for c in text if not c.isspace())[:60]
-
-
-def ascii_part(text: str, fallback: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "", folded.lower()) or fallback

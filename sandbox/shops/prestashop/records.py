@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from sandbox.shops.people import slugify
 from sandbox.shops.prestashop import names
 from sandbox.shops.prestashop.data import PRODUCT_KINDS, Row, rng_for
 
@@ -37,7 +38,7 @@ def builds(resource: str) -> Callable[[Builder], Builder]:
 
 
 def slugs(title: dict[int, str]) -> I18n:
-    return I18n({lang: names.slugify(text) if text else "" for lang, text in title.items()})
+    return I18n({lang: slugify(text) if text else "" for lang, text in title.items()})
 
 
 def _row_of(table: tuple[tuple[Any, ...], ...], record_id: int) -> tuple[Any, ...]:
@@ -143,7 +144,7 @@ def manufacturer(store: Store, row: Row) -> Record:
     known = row.id <= len(names.MANUFACTURERS)
     name = _row_of(names.MANUFACTURERS, row.id)[1] if known else f"Brand {row.id}"
     active = _row_of(names.MANUFACTURERS, row.id)[2] == 1 if known else True
-    return {"id": row.id, "active": active, "link_rewrite": names.slugify(name), "name": name,
+    return {"id": row.id, "active": active, "link_rewrite": slugify(name), "name": name,
             **store.dates(row),
             "description": I18n(names.t(f"<p>{name}</p>")),
             "short_description": I18n(names.t("")), "meta_title": I18n(names.t("")),

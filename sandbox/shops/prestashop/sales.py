@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+from sandbox.shops import basket
 from sandbox.shops.prestashop import names
 from sandbox.shops.prestashop.data import Row, customer_core, rng_for
 from sandbox.shops.prestashop.records import ZERO_DATE, ZERO_DAY, I18n, Record, builds
@@ -82,9 +83,8 @@ def cart_lines(store: Store, cart_id: int, empty: bool = False) -> list[tuple[in
     if empty or not store.sellable:
         return []
     lines = []
-    for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4))):
-        item = rng.choice(store.sellable)
-        combo = rng.choice(item.combinations) if item.combinations else None
+    count = rng.choice(basket.LINE_COUNTS)
+    for item, combo, qty in basket.pick(rng, store.sellable, count, lambda i: i.combinations):
         price = item.price + (combo[1] if combo else 0)
         label = item.names
         if combo is not None:
@@ -93,8 +93,7 @@ def cart_lines(store: Store, cart_id: int, empty: bool = False) -> list[tuple[in
             color_name = next(v[2] for v in names.PRODUCT_OPTION_VALUES if v[0] == color)
             label = {k: f"{v} - Size : {size_name[k]}- Color : {color_name[k]}"
                      for k, v in item.names.items()}
-        lines.append((item.id, combo[0] if combo else 0, rng.choice((1, 1, 1, 2, 3)), price,
-                      label, f"demo_{item.id}"))
+        lines.append((item.id, combo[0] if combo else 0, qty, price, label, f"demo_{item.id}"))
     return lines
 
 

@@ -13,29 +13,11 @@ from sandbox.shops.prestashop.data import Row, generate
 from sandbox.shops.prestashop.fields import DATED, INDEX, RESOURCES
 from sandbox.shops.prestashop.records import ZERO_DATE, I18n
 from sandbox.shops.prestashop.settings import FakePrestaSettings
+from sandbox.shops.table import Table
 from sandbox.shops.timeline import Clock
 
 #: resources with a ``deleted`` flag: a soft delete sets it instead of removing the row
 SOFT_DELETABLE = frozenset({"customers", "addresses", "carriers", "order_states"})
-
-
-class Table:
-    """The rows of one resource, the fields tests patched, and sorted views kept until the
-    next change."""
-
-    def __init__(self, name: str, rows: list[Row]) -> None:
-        self.name = name
-        self.rows: dict[int, Row] = {r.id: r for r in sorted(rows, key=lambda r: r.id)}
-        self.patches: dict[int, dict[str, Any]] = {}
-        self._views: dict[str, Any] = {}
-
-    def view(self, key: str, build: Any) -> Any:
-        if key not in self._views:
-            self._views[key] = build()
-        return self._views[key]
-
-    def changed(self) -> None:
-        self._views.clear()
 
 
 class Store(Clock):

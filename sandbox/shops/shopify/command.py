@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit, size_options
+from sandbox.shops.cli import hosting_options, listen_options, size_options
 
 
 @click.command("shopify")
@@ -35,8 +35,6 @@ from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit,
 def command(**options: object) -> None:
     """Serve a fake Shopify shop: the Admin GraphQL API at /admin/api/VERSION/graphql.json
     (X-Shopify-Access-Token shpat_shopsync_fake) plus /__fake__ to change records."""
-    from sandbox.shops.shopify.serve import serve
-    from sandbox.shops.shopify.settings import FakeShopifySettings
+    from sandbox.shops.shopify.serve import ENTRY
 
-    settings = settings_or_exit(FakeShopifySettings, options)
-    serve(settings)
+    ENTRY.run(options)

@@ -7,9 +7,12 @@ like Shopify's, and every GID is ``gid://shopify/{Type}/{id}``.
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 
+from sandbox.shops import basket, people
+from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.shopify import names
 from sandbox.shops.timeline import BULK_EDITS, END, change_times
 
@@ -62,20 +65,15 @@ class Generated:
     sellable: list[Sellable] = field(default_factory=list)
 
 
-def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
-    return random.Random(f"shopify/{seed}/{resource}/{record_id}")
-
-
-def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
-    """(first name, last name, email) of a customer, the same wherever it is needed."""
-    index = customer_id - BASE["customers"] - 1
-    if 0 <= index < len(names.ODD_CUSTOMERS):
-        first, last = names.ODD_CUSTOMERS[index]
-        return first, last, names.BAD_EMAIL if last == "Email" else f"odd{index}@example.org"
-    rng = rng_for(seed, "customer-core", customer_id)
-    first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
-    local = f"{names.ascii_part(first, 'c')}.{names.ascii_part(last, 'x')}.{customer_id % 100000}"
-    return first, last, f"{local}@example.com"
+#: the generator of one record's fields (``people.rng_for``)
+rng_for = functools.partial(people.rng_for, "shopify")
+PERSONAS = Personas(
+    "shopify", names.FIRST_NAMES, names.LAST_NAMES,
+    odd_at(BASE["customers"] + 1, names.ODD_CUSTOMERS),
+    odd_email=lambda customer_id: f"odd{customer_id - BASE['customers'] - 1}@example.org",
+    tag=lambda customer_id: customer_id % 100000, domains=("example.com",))
+#: (first name, last name, email) of a customer, the same wherever it is needed
+customer_core = PERSONAS.customer
 
 
 def _customers(seed: int, n: int) -> list[Row]:
@@ -89,10 +87,6 @@ def _customers(seed: int, n: int) -> list[Row]:
     return rows
 
 
-def _price(rng: random.Random) -> int:
-    return rng.randrange(4, 120) * 100 + rng.choice((0, 0, 50, 90, 99))
-
-
 def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     rng = random.Random(f"shopify/{seed}/products")
     products: list[Row] = []
@@ -103,7 +97,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
         noun = rng.choice(list(names.NOUNS))
         title = {1: "Tasse ☕ « Café Crème »", 3: "כובע קש"}.get(i, f"{rng.choice(names.ADJECTIVES)} {noun}")
         status = {4: "DRAFT", 5: "ARCHIVED"}.get(i, "ACTIVE")
-        price = _price(rng)
+        price = basket.price(rng)
         vendor = rng.choice(names.VENDORS)
         products.append(Row(pid, created, updated, status, name=title, kind=noun, amount=price,
                             extra=vendor))

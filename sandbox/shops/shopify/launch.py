@@ -5,27 +5,20 @@ benchmarks and scripts that want a real server on a free localhost port (the sha
 from __future__ import annotations
 
 import re
-import subprocess
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
 from sandbox.shops.shopify.settings import DEFAULT_TOKEN
 
-if TYPE_CHECKING:
-    from sandbox.serving import Served
-
 VERSION = "2025-10"
 
 
 @dataclass
 class RunningFakeShopify(RunningFake):
-    root: str  # http://127.0.0.1:PORT
-    process: subprocess.Popen[str] | Served
     token: str = DEFAULT_TOKEN
-    clients: list[httpx.Client] = field(default_factory=list)
     #: bulk operations and large shops answer slower than the REST fakes
     timeout: ClassVar[float] = 60
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 FIRST_NAMES = ("Alice", "Bruno", "Chloé", "Dmitri", "Élodie", "Farid", "Greta", "Hugo", "Inès",
                "Jonas", "Kenji", "Léa", "Malik", "Noémie", "Oskar", "Priya", "Rosa", "Sven",
                "Tomasz", "Valentina", "Wen", "Yasmine", "Zoë")
@@ -16,7 +13,6 @@ CITIES = (("Paris", "75011", "FR"), ("Lyon", "69003", "FR"), ("Bruxelles", "1000
 #: customers at these positions are the same in every seed: names that break naive code
 ODD_CUSTOMERS = (("Rene\u0301e", "Zoe\u0308lle"), ("مريم", "الحسيني"), ("Ana 🌸", "Lima 👩\u200d💻"),
                  ("Bad", "Email"), ("小龙", "李"))
-BAD_EMAIL = "not-an-email"
 ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
 #: noun -> collection handle
 NOUNS = {"T-Shirt": "t-shirts", "Hoodie": "hoodies", "Cap": "hats", "Beanie": "hats",
@@ -59,13 +55,3 @@ FULFILLMENT_ENUM = (
     ("RESTOCKED", "Displayed as **Restocked**."), ("SCHEDULED", "Displayed as **Scheduled**."),
     ("UNFULFILLED", "Displayed as **Unfulfilled**."),
 )
-
-
-def handle(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-") or "item"
-
-
-def ascii_part(text: str, fallback: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "", folded.lower()) or fallback

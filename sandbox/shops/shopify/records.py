@@ -12,8 +12,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sandbox.shops import basket
+from sandbox.shops.basket import money
+from sandbox.shops.people import slugify
 from sandbox.shops.shopify import names
-from sandbox.shops.shopify.data import BASE, Row, customer_core, gid, rng_for
+from sandbox.shops.shopify.data import BASE, PERSONAS, Row, customer_core, gid, rng_for
 
 if TYPE_CHECKING:
     from sandbox.shops.shopify.store import Store
@@ -27,11 +30,6 @@ def iso(epoch: int | None) -> str | None:
     if epoch is None:
         return None
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
 def bag(store: Store, cents: int) -> dict[str, Any]:
@@ -71,11 +69,9 @@ def _customer_ref(store: Store, customer_id: int) -> dict[str, Any] | None:
 
 
 def _picks(store: Store, rng: Any, count: int) -> list[tuple[Any, tuple[int, str, int, str], int]]:
-    picks = []
-    for _ in range(count if store.sellable else 0):
-        product = rng.choice(store.sellable)
-        picks.append((product, rng.choice(product.variants), rng.choice((1, 1, 1, 2, 3))))
-    return picks
+    """``count`` lines of the shop's variants (every product has one)."""
+    return [(p, v, q) for p, v, q in basket.pick(rng, store.sellable, count, lambda p: p.variants)
+            if v is not None]
 
 
 def _line(store: Store, line_id: int, product: Any, variant: tuple[int, str, int, str],
@@ -107,24 +103,17 @@ def order(store: Store, row: Row) -> dict[str, Any]:
     if row.customer:
         first, last, email = customer_core(store.seed, row.customer)
     else:
-        first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
-        email = f"{names.ascii_part(first, 'guest')}.{row.id % 100000}@example.net"
-    count = 14 if index == LONG_ORDER_INDEX else rng.choice((1, 1, 1, 2, 2, 3, 4))
+        first, last, email = PERSONAS.guest(rng, row.id % 100000)
+    count = 14 if index == LONG_ORDER_INDEX else rng.choice(basket.LINE_COUNTS)
     picks = _picks(store, rng, count)
     subtotal = sum(v[2] * q for _, v, q in picks)
-    code = None
-    if subtotal > 0 and rng.random() < 0.12:
-        code = names.DISCOUNTS[rng.randrange(5)]
-    discount = 0
-    if code is not None:
-        discount = subtotal * code[2] // 10000 if code[1] == "percent" else min(code[2], subtotal)
-    lines, left = [], discount
-    for j, (product, variant, quantity) in enumerate(picks):
-        off = min(left, variant[2] * quantity)
-        left -= off
-        lines.append(_line(store, BASE["lines"] + index * 20 + j, product, variant, quantity, off))
+    code = basket.draw_coupon(rng, subtotal, names.DISCOUNTS)
+    discount = basket.coupon_off(subtotal, code[1] == "percent", code[2]) if code else 0
+    offs = basket.spread(discount, (v[2] * q for _, v, q in picks))
+    lines = [_line(store, BASE["lines"] + index * 20 + j, product, variant, quantity, off)
+             for j, ((product, variant, quantity), off) in enumerate(zip(picks, offs, strict=True))]
     items_total = subtotal - discount
-    ship = 0 if items_total >= 5000 or not picks else 490
+    ship = basket.shipping(items_total, bool(picks))
     total = items_total + ship
     tax = sum(_tax_in(round(float(li["discountedTotalSet"]["shopMoney"]["amount"]) * 100))
               for li in lines) + _tax_in(ship)
@@ -216,7 +205,7 @@ def variant(store: Store, row: Row) -> dict[str, Any]:
 
 def product(store: Store, row: Row) -> dict[str, Any]:
     rng = rng_for(store.seed, "products", row.id)
-    handle = names.handle(row.name) or f"product-{row.id}"
+    handle = slugify(row.name, "item") or f"product-{row.id}"
     variants = [variant(store, store.tables["variants"].rows[v])
                 for v in store.children.get(row.id, ())]
     collections = [store.collection_ref(h) for h in ("all", names.NOUNS.get(row.kind, ""))

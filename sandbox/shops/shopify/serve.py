@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from sandbox.serving import Served
-from sandbox.shops.serve import serve_shop, serve_shop_in_thread
+from sandbox.shops.serve import Entry
 from sandbox.shops.shopify.app import create_app
 from sandbox.shops.shopify.settings import FakeShopifySettings
 
@@ -14,20 +13,8 @@ def banner(settings: FakeShopifySettings, port: int) -> str:
             f"/admin/api/{{version}}/graphql.json (access token {settings.token})")
 
 
-def serve(settings: FakeShopifySettings) -> None:
-    """Generate the shop once the port is held, print the one banner line, serve."""
-    serve_shop(create_app, banner, settings)
-
-
-def serve_in_thread(*args: str) -> tuple[Served, str]:
-    """The shop ``shopsync fake-shop shopify ARGS`` serves, served in a thread of this
-    process (``sandbox.shops.launch``): the server and its banner line."""
-    from sandbox.shops.shopify.command import command
-
-    return serve_shop_in_thread(command, FakeShopifySettings, create_app, banner, args)
-
+ENTRY = Entry("sandbox.shops.shopify.command:command", FakeShopifySettings, create_app, banner)
+serve, serve_in_thread = ENTRY.serve, ENTRY.serve_in_thread
 
 if __name__ == "__main__":
-    from sandbox.shops.shopify.command import command
-
-    command()
+    ENTRY.main()

@@ -11,6 +11,7 @@ from sandbox.shops.hosting import TokenBucket
 from sandbox.shops.shopify import names, records
 from sandbox.shops.shopify.data import BASE, Row, generate
 from sandbox.shops.shopify.settings import FakeShopifySettings
+from sandbox.shops.table import Table
 from sandbox.shops.timeline import Clock
 
 RESOURCES = ("orders", "customers", "products", "variants", "collections", "checkouts",
@@ -24,17 +25,8 @@ class NotFound(Exception):
     pass
 
 
-class Table:
-    def __init__(self, name: str, rows: list[Row]) -> None:
-        self.name = name
-        self.rows: dict[int, Row] = {r.id: r for r in sorted(rows, key=lambda r: r.id)}
-        self.patches: dict[int, dict[str, Any]] = {}
-
-    def row(self, record_id: int) -> Row:
-        found = self.rows.get(record_id)
-        if found is None:
-            raise NotFound(f"{self.name} {record_id}")
-        return found
+def _not_found(resource: str, record_id: int) -> NotFound:
+    return NotFound(f"{resource} {record_id}")
 
 
 class Bucket(TokenBucket):
@@ -58,7 +50,8 @@ class Store(Clock):
         generated = generate(settings.seed, customers=settings.customers,
                              orders=settings.orders, products=settings.products,
                              checkouts=settings.checkout_count)
-        self.tables = {name: Table(name, rows) for name, rows in generated.rows.items()}
+        self.tables = {name: Table(name, rows, missing=_not_found)
+                       for name, rows in generated.rows.items()}
         self.sellable = generated.sellable
         self.children: dict[int, list[int]] = defaultdict(list)
         for v in self.tables["variants"].rows.values():
@@ -112,11 +105,7 @@ class Store(Clock):
         return cached[1]
 
     def record(self, resource: str, row: Row) -> dict[str, Any]:
-        built = records.BUILDERS[resource](self, row)
-        for key, value in self.tables[resource].patches.get(row.id, {}).items():
-            old = built.get(key)
-            built[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
-        return built
+        return self.tables[resource].patched(row.id, records.BUILDERS[resource](self, row))
 
     # changes made through the /__fake__ API ---------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit, size_options
+from sandbox.shops.cli import hosting_options, listen_options, size_options
 
 
 @click.command("woocommerce")
@@ -18,8 +18,6 @@ from sandbox.shops.cli import hosting_options, listen_options, settings_or_exit,
 def command(**options: object) -> None:
     """Serve a fake WooCommerce shop: REST API v3 at /wp-json/wc/v3 (key ck_shopsync_fake,
     secret cs_shopsync_fake) plus /__fake__ to change records between reads."""
-    from sandbox.shops.woocommerce.serve import serve
-    from sandbox.shops.woocommerce.settings import FakeWooSettings
+    from sandbox.shops.woocommerce.serve import ENTRY
 
-    settings = settings_or_exit(FakeWooSettings, options)
-    serve(settings)
+    ENTRY.run(options)

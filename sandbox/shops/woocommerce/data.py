@@ -8,9 +8,12 @@ string (hashed with SHA-512, so the same across processes and platforms).
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 
+from sandbox.shops import basket, people
+from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.timeline import BULK_EDITS, START, change_times
 from sandbox.shops.woocommerce import names
 
@@ -56,22 +59,12 @@ class Generated:
     next_post_id: int = FIRST_POST_ID
 
 
-def rng_for(seed: int, resource: str, record_id: int) -> random.Random:
-    return random.Random(f"woocommerce/{seed}/{resource}/{record_id}")
-
-
-def customer_core(seed: int, customer_id: int) -> tuple[str, str, str]:
-    """(first name, last name, email) of a customer, the same wherever it is needed."""
-    index = customer_id - ADMIN_ID - 1
-    if 0 <= index < len(names.ODD_CUSTOMERS):
-        first, last = names.ODD_CUSTOMERS[index]
-        if last == "Email":
-            return first, last, names.BAD_EMAIL
-        return first, last, f"customer{customer_id}@example.org"
-    rng = rng_for(seed, "customer-core", customer_id)
-    first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
-    local = f"{names.ascii_part(first, 'c')}.{names.ascii_part(last, 'x')}.{customer_id}"
-    return first, last, f"{local}@{rng.choice(('example.com', 'example.net', 'mail.example'))}"
+#: the generator of one record's fields (``people.rng_for``)
+rng_for = functools.partial(people.rng_for, "woocommerce")
+PERSONAS = Personas("woocommerce", names.FIRST_NAMES, names.LAST_NAMES,
+                    odd_at(ADMIN_ID + 1, names.ODD_CUSTOMERS))
+#: (first name, last name, email) of a customer, the same wherever it is needed
+customer_core = PERSONAS.customer
 
 
 def _customers(seed: int, n: int) -> list[Row]:
@@ -88,10 +81,6 @@ def _customers(seed: int, n: int) -> list[Row]:
     return rows
 
 
-def _price(rng: random.Random) -> int:
-    return rng.randrange(4, 120) * 100 + rng.choice((0, 0, 50, 90, 99))
-
-
 def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     rng = random.Random(f"woocommerce/{seed}/products")
     products: list[Row] = []
@@ -106,7 +95,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
             name = names.ODD_PRODUCTS[i][0]
         else:
             name = f"{rng.choice(names.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
-        price = -500 if i == 2 else 0 if kind == "grouped" else _price(rng)
+        price = -500 if i == 2 else 0 if kind == "grouped" else basket.price(rng)
         products.append(Row(pid, created, modified, status, name=name, kind=kind, amount=price))
         children: list[tuple[int, str, int]] = []
         if kind == "variable":

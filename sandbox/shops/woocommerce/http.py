@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sandbox.shops.woocommerce.data import Row
-from sandbox.shops.woocommerce.errors import WooError, cannot_view
+from sandbox.shops.woocommerce.errors import cannot_view
 from sandbox.shops.woocommerce.settings import API_PREFIX
 from sandbox.shops.woocommerce.store import Store
 
@@ -49,16 +49,3 @@ def with_links(request: Request, resource: str, row: Row, record: dict[str, Any]
     record["_links"] = {"self": [{"href": f"{collection}/{row.id}"}],
                         "collection": [{"href": collection}], **links}
     return record
-
-
-async def json_object(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if not raw.strip():
-        return {}
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        raise WooError(400, "rest_invalid_json", "Invalid JSON body passed.") from None
-    if not isinstance(body, dict):
-        raise WooError(400, "rest_invalid_json", "The body must be a JSON object.")
-    return body

@@ -5,30 +5,21 @@ benchmarks and scripts that want a real server on a free localhost port (the sha
 from __future__ import annotations
 
 import re
-import subprocess
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
 from sandbox.shops.woocommerce.settings import DEFAULT_CONSUMER_KEY, DEFAULT_CONSUMER_SECRET
 
-if TYPE_CHECKING:
-    from sandbox.serving import Served
-
 
 @dataclass
 class RunningFakeShop(RunningFake):
-    api_url: str  # http://127.0.0.1:PORT/wp-json/wc/v3
-    process: subprocess.Popen[str] | Served
+    api_path = "/wp-json/wc/v3"
     key: str = DEFAULT_CONSUMER_KEY
     secret: str = DEFAULT_CONSUMER_SECRET
-    clients: list[httpx.Client] = field(default_factory=list)
 
-    @property
-    def root(self) -> str:
-        return self.api_url.removesuffix("/wp-json/wc/v3")
 
     def client(self, *, auth: tuple[str, str] | None | bool = True, **kwargs: Any) -> httpx.Client:
         """A client on the API root, with the shop's key by HTTP Basic (``auth=False``: none)."""

@@ -19,8 +19,8 @@ from urllib.parse import urlencode
 
 from starlette.requests import Request
 
+from sandbox.shops.people import slugify
 from sandbox.shops.woocommerce.data import Row
-from sandbox.shops.woocommerce.names import slugify
 from sandbox.shops.woocommerce.records import product_category
 from sandbox.shops.woocommerce.store import Store
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 FIRST_NAMES = (
     "Alice", "Bruno", "Chloé", "Dmitri", "Élodie", "Farid", "Greta", "Hugo", "Inès", "Jonas",
     "Kenji", "Léa", "Malik", "Noémie", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tomasz",
@@ -30,7 +27,6 @@ ODD_CUSTOMERS = (
     ("Bad", "Email"),  # the one whose email is "not-an-email"
     ("小龙", "李"),
 )
-BAD_EMAIL = "not-an-email"
 
 ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
 #: noun -> category slug
@@ -85,18 +81,3 @@ ORDER_STATUSES = (
     ("completed", "Completed"), ("cancelled", "Cancelled"), ("refunded", "Refunded"),
     ("failed", "Failed"), ("checkout-draft", "Draft"),
 )
-
-
-def slugify(text: str) -> str:
-    """Roughly WordPress's sanitize_title: ascii-folded, lower case, dashes."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    if slug:
-        return slug
-    # WordPress percent-encodes non-latin titles; a stable stand-in is enough here
-    return "-".join(f"{ord(c):x}" for c in text if not c.isspace())[:60]
-
-
-def ascii_part(text: str, fallback: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "", folded.lower()) or fallback

@@ -7,12 +7,18 @@ computes as total / quantity and serializes as a JSON number. Dates come in pair
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from sandbox.shops import basket
+from sandbox.shops.basket import money
+from sandbox.shops.people import ascii_part, slugify
 from sandbox.shops.woocommerce import names
 from sandbox.shops.woocommerce.data import (
     GUEST_EMAIL_ONLY_ORDER,
     NEGATIVE_LINE_ORDER,
+    PERSONAS,
     Row,
     customer_core,
     rng_for,
@@ -26,11 +32,6 @@ SITE = "https://shop.example"
 _CATEGORY = {slug: (cid, name) for cid, name, _, slug in names.CATEGORIES}
 _PAYMENTS = (("stripe", "Credit card (Stripe)"), ("paypal", "PayPal"),
              ("bacs", "Direct bank transfer"), ("cod", "Cash on delivery"))
-
-
-def money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
 def _dates(store: Store, prefix: str, epoch: int | None) -> dict[str, Any]:
@@ -59,44 +60,43 @@ def _address(rng: Any, first: str, last: str, email: str | None) -> dict[str, An
     return address
 
 
-def order(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "orders", row.id)
+#: an order's line before its totals: (product id, variation id, name, unit price in cents,
+#: quantity, parent product's name for a variation)
+Pick = tuple[int, int, str, int, int, str | None]
+
+
+def _buyer(store: Store, row: Row, rng: random.Random) -> tuple[str, str, str]:
     if row.customer:
-        first, last, email = customer_core(store.seed, row.customer)
-    elif row.id == GUEST_EMAIL_ONLY_ORDER:
-        first, last, email = "", "", f"guest.{row.id}@example.net"
-    else:
-        first, last = rng.choice(names.FIRST_NAMES), rng.choice(names.LAST_NAMES)
-        email = f"{names.ascii_part(first, 'guest')}.{row.id}@example.net"
-    billing = _address(rng, first, last, email)
-    shipping = {k: v for k, v in billing.items() if k != "email"}
-    picks: list[tuple[int, int, str, int, int, str | None]] = []
+        return customer_core(store.seed, row.customer)
+    if row.id == GUEST_EMAIL_ONLY_ORDER:
+        return "", "", f"guest.{row.id}@example.net"
+    return PERSONAS.guest(rng, row.id)
+
+
+def _picks(store: Store, row: Row, rng: random.Random) -> list[Pick]:
+    picks: list[Pick] = []
     if row.id == NEGATIVE_LINE_ORDER and store.negative is not None:
         neg = store.negative
         picks.append((neg.id, 0, neg.name, neg.price, 1, None))
-    for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4)) if store.sellable else 0):
-        product = rng.choice(store.sellable)
-        vid, vname, price = (rng.choice(product.variations) if product.variations
-                             else (0, product.name, product.price))
-        picks.append((product.id, vid, vname, price, rng.choice((1, 1, 1, 2, 3)),
-                      product.name if vid else None))
-    subtotal = sum(price * qty for _, _, _, price, qty, _ in picks)
-    coupon = names.COUPONS[rng.randrange(5)] if subtotal > 0 and rng.random() < 0.12 else None
-    discount = 0
-    if coupon is not None:
-        discount = (subtotal * coupon[2] // 10000 if coupon[1] == "percent"
-                    else min(coupon[2], subtotal))
-    item_seq = iter(range(row.id * 10, row.id * 10 + 10))
-    lines, cart_tax, left = [], 0, discount
-    for pid, vid, lname, price, qty, parent_name in picks:
+    count = rng.choice(basket.LINE_COUNTS) if store.sellable else 0
+    for product, variation, qty in basket.pick(rng, store.sellable, count,
+                                               lambda p: p.variations):
+        vid, vname, price = variation or (0, product.name, product.price)
+        picks.append((product.id, vid, vname, price, qty, product.name if vid else None))
+    return picks
+
+
+def _line_items(picks: list[Pick], discount: int, ids: Iterator[int]) -> tuple[list[dict], int]:
+    """The order's line items, the discount taken off them in order, and their tax."""
+    lines, cart_tax = [], 0
+    offs = basket.spread(discount, (price * qty for _, _, _, price, qty, _ in picks))
+    for (pid, vid, lname, price, qty, parent_name), off in zip(picks, offs, strict=True):
         line_sub = price * qty
-        off = min(left, max(line_sub, 0))
-        left -= off
         total = line_sub - off
         tax, sub_tax = round(total * 0.2), round(line_sub * 0.2)
         cart_tax += tax
         line = {
-            "id": next(item_seq), "name": lname, "product_id": pid, "variation_id": vid,
+            "id": next(ids), "name": lname, "product_id": pid, "variation_id": vid,
             "quantity": qty, "tax_class": "", "subtotal": money(line_sub),
             "subtotal_tax": money(sub_tax), "total": money(total), "total_tax": money(tax),
             "taxes": [{"id": 1, "total": money(tax), "subtotal": money(sub_tax)}],
@@ -106,8 +106,22 @@ def order(store: Store, row: Row) -> dict[str, Any]:
         if parent_name is not None:
             line["parent_name"] = parent_name
         lines.append(line)
+    return lines, cart_tax
+
+
+def order(store: Store, row: Row) -> dict[str, Any]:
+    rng = rng_for(store.seed, "orders", row.id)
+    first, last, email = _buyer(store, row, rng)
+    billing = _address(rng, first, last, email)
+    shipping = {k: v for k, v in billing.items() if k != "email"}
+    picks = _picks(store, row, rng)
+    subtotal = sum(price * qty for _, _, _, price, qty, _ in picks)
+    coupon = basket.draw_coupon(rng, subtotal, names.COUPONS)
+    discount = basket.coupon_off(subtotal, coupon[1] == "percent", coupon[2]) if coupon else 0
+    item_seq = iter(range(row.id * 10, row.id * 10 + 10))
+    lines, cart_tax = _line_items(picks, discount, item_seq)
     items_total = subtotal - discount
-    ship = 0 if items_total >= 5000 or not picks else 490
+    ship = basket.shipping(items_total, bool(picks))
     ship_tax = round(ship * 0.2)
     total = items_total + cart_tax + ship + ship_tax
     paid = min(row.created + rng.randrange(20, 900), max(row.modified, row.created))
@@ -158,7 +172,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
 def product(store: Store, row: Row) -> dict[str, Any]:
     rng = rng_for(store.seed, "products", row.id)
     cat_id, cat_name = _CATEGORY[product_category(row)]
-    slug = names.slugify(row.name)
+    slug = slugify(row.name)
     children = [store.tables["variations"].rows[v] for v in store.children.get(row.id, ())]
     sale = row.kind == "simple" and row.amount > 0 and rng.random() < 0.1
     if row.kind == "grouped":
@@ -244,7 +258,7 @@ def customer(store: Store, row: Row) -> dict[str, Any]:
         "id": row.id, **_dates(store, "date_created", row.created),
         **_dates(store, "date_modified", row.modified or None),
         "email": email, "first_name": first, "last_name": last, "role": row.kind,
-        "username": f"{names.ascii_part(first, 'user')}{row.id}",
+        "username": f"{ascii_part(first, 'user')}{row.id}",
         "billing": billing, "shipping": {k: v for k, v in billing.items() if k != "email"},
         "is_paying_customer": rng.random() < 0.7,
         "avatar_url": f"https://secure.gravatar.com/avatar/{rng.getrandbits(128):032x}?s=96&d=mm&r=g",
@@ -274,7 +288,7 @@ def coupon(store: Store, row: Row) -> dict[str, Any]:
 
 def category(store: Store, row: Row) -> dict[str, Any]:
     return {
-        "id": row.id, "name": row.name, "slug": row.kind or names.slugify(row.name),
+        "id": row.id, "name": row.name, "slug": row.kind or slugify(row.name),
         "parent": row.parent, "description": "", "display": "default", "image": None,
         "menu_order": 0, "count": store.category_counts.get(row.kind, 0),
     }

@@ -4,10 +4,12 @@ timezone."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sandbox.shops.table import Table
 from sandbox.shops.timeline import Clock
 from sandbox.shops.woocommerce import records
 from sandbox.shops.woocommerce.data import Row, generate
@@ -17,46 +19,11 @@ from sandbox.shops.woocommerce.settings import FakeWooSettings
 RESOURCES = ("orders", "products", "variations", "customers", "coupons", "categories")
 #: resources WooCommerce trashes on delete without ``force`` (the others refuse it, 501)
 TRASHABLE = frozenset({"orders", "products", "variations", "coupons"})
-_SORT_KEYS = {
+_SORT_KEYS: dict[str, Callable[[Row], Any]] = {
     "id": lambda r: r.id,
     "created": lambda r: (r.created, r.id),
     "modified": lambda r: (r.modified, r.id),
 }
-
-
-class Table:
-    """The rows of one resource, the fields tests patched, and sorted views kept until the
-    next change."""
-
-    def __init__(self, name: str, rows: list[Row]) -> None:
-        self.name = name
-        self.rows: dict[int, Row] = {r.id: r for r in sorted(rows, key=lambda r: r.id)}
-        self.patches: dict[int, dict[str, Any]] = {}
-        self._sorted: dict[str, list[Row]] = {}
-        self._keys: dict[str, list[int]] = {}
-
-    def ordered(self, by: str) -> list[Row]:
-        if by not in self._sorted:
-            self._sorted[by] = (list(self.rows.values()) if by == "id"
-                                else sorted(self.rows.values(), key=_SORT_KEYS[by]))
-        return self._sorted[by]
-
-    def keys(self, by: str) -> list[int]:
-        """The ``by`` column of ``ordered(by)``, for bisecting."""
-        cached = f"keys:{by}"
-        if cached not in self._keys:
-            self._keys[cached] = [getattr(r, by) for r in self.ordered(by)]
-        return self._keys[cached]
-
-    def changed(self) -> None:
-        self._sorted.clear()
-        self._keys.clear()
-
-    def row(self, record_id: int) -> Row:
-        found = self.rows.get(record_id)
-        if found is None:
-            raise invalid_id(self.name)
-        return found
 
 
 class Store(Clock):
@@ -67,7 +34,9 @@ class Store(Clock):
         self.tz = ZoneInfo(settings.timezone)
         generated = generate(settings.seed, customers=settings.customers,
                              orders=settings.orders, products=settings.products)
-        self.tables = {name: Table(name, rows) for name, rows in generated.rows.items()}
+        self.tables = {name: Table(name, rows, missing=lambda name, _: invalid_id(name),
+                                   sort_keys=_SORT_KEYS)
+                       for name, rows in generated.rows.items()}
         self.sellable = generated.sellable
         self.negative = generated.negative
         self.next_post_id = generated.next_post_id
@@ -95,11 +64,7 @@ class Store(Clock):
     # records ---------------------------------------------------------------------------
 
     def record(self, resource: str, row: Row) -> dict[str, Any]:
-        built = records.BUILDERS[resource](self, row)
-        for key, value in self.tables[resource].patches.get(row.id, {}).items():
-            old = built.get(key)
-            built[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
-        return built
+        return self.tables[resource].patched(row.id, records.BUILDERS[resource](self, row))
 
     def order_status_totals(self) -> Counter[str]:
         return Counter(r.status for r in self.tables["orders"].rows.values())
@@ -141,10 +106,7 @@ class Store(Clock):
             row.name = f"{fields.get('first_name', current['first_name'])} " \
                        f"{fields.get('last_name', current['last_name'])}"
         if fields:
-            saved = table.patches.setdefault(record_id, {})
-            for key, value in fields.items():
-                old = saved.get(key)
-                saved[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+            table.save(record_id, fields)
         if modified_at is not None:
             row.modified = _epoch(modified_at)
             table.changed()

@@ -1,0 +1,77 @@
+"""The rows of one resource of a fake shop, as every platform's store keeps them: generated
+rows by id, the fields tests patched through ``/__fake__`` (laid over the built record when
+it is served), and views of the rows (sorted lists, bisect keys) kept until the next change.
+
+What a row holds and how a missing one is refused (each platform's error) stay with the
+platform."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, Protocol, TypeVar
+
+
+class HasId(Protocol):
+    id: int
+
+
+R = TypeVar("R", bound=HasId)
+V = TypeVar("V")
+
+
+def merge(into: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``fields`` over ``into``, one level deep: an object patched onto an object keeps the
+    keys the patch leaves out (a test patches ``billing.phone`` without losing the rest)."""
+    for key, value in fields.items():
+        old = into.get(key)
+        into[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+    return into
+
+
+class Table(Generic[R]):
+    """The rows of one resource, ``rows`` in ascending id, ``patches`` by id, and cached
+    views. ``missing(name, id)`` is the platform's refusal of an unknown id; ``sort_keys``
+    name the orders ``ordered`` knows."""
+
+    def __init__(self, name: str, rows: Iterable[R], *,
+                 missing: Callable[[str, int], Exception] | None = None,
+                 sort_keys: Mapping[str, Callable[[R], Any]] | None = None) -> None:
+        self.name = name
+        self.rows: dict[int, R] = {r.id: r for r in sorted(rows, key=lambda r: r.id)}
+        self.patches: dict[int, dict[str, Any]] = {}
+        self.missing = missing
+        self.sort_keys = sort_keys or {}
+        self._views: dict[str, Any] = {}
+
+    def row(self, record_id: int) -> R:
+        found = self.rows.get(record_id)
+        if found is None:
+            if self.missing is None:
+                raise KeyError(record_id)
+            raise self.missing(self.name, record_id)
+        return found
+
+    def view(self, key: str, build: Callable[[], V]) -> V:
+        """``build()``, kept until the next ``changed``."""
+        if key not in self._views:
+            self._views[key] = build()
+        return self._views[key]
+
+    def ordered(self, by: str) -> list[R]:
+        """The rows sorted by the ``by`` sort key."""
+        return self.view(f"rows:{by}", lambda: sorted(self.rows.values(), key=self.sort_keys[by]))
+
+    def keys(self, by: str) -> list[Any]:
+        """The ``by`` column of ``ordered(by)``, for bisecting."""
+        return self.view(f"keys:{by}", lambda: [getattr(r, by) for r in self.ordered(by)])
+
+    def changed(self) -> None:
+        self._views.clear()
+
+    def save(self, record_id: int, fields: Mapping[str, Any]) -> None:
+        """Keep fields a test patched, merged over those it patched before."""
+        merge(self.patches.setdefault(record_id, {}), fields)
+
+    def patched(self, record_id: int, built: dict[str, Any]) -> dict[str, Any]:
+        """The built record with the fields tests patched laid over it."""
+        return merge(built, self.patches.get(record_id, {}))

@@ -445,3 +445,28 @@ def test_held_rows_and_checked_rows_add_up_in_one_summary() -> None:
 
 def test_a_chunk_without_held_rows_adds_no_report() -> None:
     assert HeldTally("orders").report() is None
+
+
+#: run in a fresh interpreter: what is imported when ``prepare`` returns, before its thread ends
+_FRESH_PREPARE = """
+import sys
+from pipelines.engine.quality.check import SHARED_WITH_GX, prepare
+thread = prepare(["orders"])
+whole = [name for name in SHARED_WITH_GX
+         if name in sys.modules and not getattr(sys.modules[name].__spec__, "_initializing", False)]
+import sqlalchemy.orm.exc
+print(thread is not None, whole == list(SHARED_WITH_GX), hasattr(sqlalchemy.orm.exc, "UnmappedClassError"))
+thread.join()
+"""
+
+
+def test_the_packages_the_gx_import_shares_are_whole_before_its_thread_starts():
+    # other threads use them while GX imports in its own: half-imported, they fail there
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-c", _FRESH_PREPARE], capture_output=True,
+                          text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+
+    assert done.stdout.split() == ["True", "True", "True"], done.stderr

@@ -22,6 +22,7 @@ Calls are meant to come from one thread at a time, as the engine makes them.
 
 from __future__ import annotations
 
+import importlib
 import math
 import threading
 import time
@@ -94,6 +95,14 @@ def _compile(resource: str, after_models: bool) -> _Compiled | None:
         return _compiled[resource, after_models]
 
 
+#: packages the GX import loads that the rest of the process uses from its own threads (the
+#: ledger and Dagster's storage through SQLAlchemy, the file and database sources through
+#: pandas and pyarrow). They are imported before the thread starts: while one thread runs a
+#: package's import, another can reach its half-initialised modules — a Dagster step once
+#: failed on ``sqlalchemy.orm.exc`` having no ``UnmappedClassError`` yet.
+SHARED_WITH_GX = ("sqlalchemy.orm", "pandas", "pyarrow")
+
+
 def prepare(resources: Iterable[str]) -> threading.Thread | None:
     """Import GX and plan the suites of ``resources`` in a thread, while the caller goes on
     reading: the import is seconds of CPU that would otherwise stall the first chunk. The
@@ -102,6 +111,8 @@ def prepare(resources: Iterable[str]) -> threading.Thread | None:
     todo = [r for r in resources if (r, True) not in _compiled]
     if not todo:
         return None
+    for name in SHARED_WITH_GX:  # whole before any other thread imports them
+        importlib.import_module(name)
 
     def plan_all() -> None:
         for resource in todo:

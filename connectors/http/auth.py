@@ -12,6 +12,7 @@ show in that log line: every auth names the forms its secrets take on the wire
 from __future__ import annotations
 
 import base64
+from abc import ABC, abstractmethod
 from collections.abc import Generator, Mapping
 
 import httpx
@@ -20,14 +21,16 @@ from pydantic import SecretStr
 from connectors.http.redact import wire_forms
 
 
-class SecretAuth(httpx.Auth):
+class SecretAuth(httpx.Auth, ABC):
     """An auth whose secrets the client hides from the HTTP loggers while it is open."""
 
+    @abstractmethod
     def wire_forms(self) -> list[str]:
-        raise NotImplementedError
+        """The forms its secrets take on the wire (what the loggers must not show)."""
 
+    @abstractmethod
     def sign(self, request: httpx.Request) -> None:
-        raise NotImplementedError
+        """Put the credentials on ``request``."""
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         self.sign(request)

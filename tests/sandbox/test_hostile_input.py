@@ -8,24 +8,15 @@ import re
 import time
 from typing import Any
 
-import httpx
 import pytest
 
 from connectors.marketing.samples import sample_item
 from sandbox.marketing.limits import MAX_CLOCK_ADVANCE, MAX_DEPTH, MAX_MEMBERS
+from tests.sandbox.errors import refused
 from tests.sandbox.routes import api_routes
 
 HANG = 10.0  # seconds: "does not hang", far above the milliseconds it takes
 PAST_64_BITS = str(2**64)
-
-
-def refused(answer: httpx.Response, status: int = 400) -> list[str]:
-    """The errors of an answer in the API's error shape with ``status``."""
-    assert answer.status_code == status, answer.text
-    body = answer.json()
-    assert (body["statusCode"], body["success"]) == (status, False)
-    assert body["message"] == "; ".join(body["errors"])
-    return body["errors"]
 
 
 def nested(depth: int, leaf: Any = 1) -> Any:

@@ -11,16 +11,7 @@ import httpx
 import pytest
 
 from connectors.marketing.samples import sample_item
-
-
-def refused(answer: httpx.Response, status: int = 400) -> list[str]:
-    """The errors of an answer in the API's error shape with ``status``."""
-    assert answer.status_code == status, answer.text
-    body = answer.json()
-    assert (body["statusCode"], body["success"]) == (status, False)
-    assert body["message"] == "; ".join(body["errors"])
-    return body["errors"]
-
+from tests.sandbox.errors import refused
 
 # --- 405 and its Allow header -----------------------------------------------------------
 

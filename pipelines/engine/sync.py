@@ -37,7 +37,13 @@ from pipelines.engine.mappings.base import (
     PlatformMapping,
     map_record,
 )
-from pipelines.engine.quality import Held, HeldTally, QualityReport, check_items
+from pipelines.engine.quality import (
+    Held,
+    HeldTally,
+    QualityReport,
+    QualityUnavailable,
+    check_items,
+)
 from pipelines.engine.quality import held as holds
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 
@@ -403,6 +409,8 @@ class StreamSync:
                                   known=known, after_models=True)
             report.quality.setdefault(resource, []).append(quality)
             failures = {key: quality.reasons(key) for key in quality.failures}
+        except QualityUnavailable:  # the checks' process, not an item: the sync stops
+            raise
         except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
             for mapped in items:
                 try:

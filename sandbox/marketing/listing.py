@@ -54,7 +54,10 @@ from datetime import UTC, datetime
 from difflib import get_close_matches
 from typing import Any
 
-from connectors.marketing.query import (
+from sandbox.marketing.errors import ApiError
+from sandbox.marketing.limits import LISTING_SLICE_SECONDS, LISTING_WORK_SECONDS, MAX_OFFSET
+from sandbox.marketing.matching import NULL_AWARE, Record, filter_predicate, sort_key
+from sandbox.marketing.spec.query import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
     MULTI_VALUE_OPERATORS,
@@ -62,9 +65,6 @@ from connectors.marketing.query import (
     Operator,
     OrderBy,
 )
-from sandbox.marketing.errors import ApiError
-from sandbox.marketing.limits import LISTING_SLICE_SECONDS, LISTING_WORK_SECONDS, MAX_OFFSET
-from sandbox.marketing.matching import NULL_AWARE, Record, filter_predicate, sort_key
 
 __all__ = [
     "ListQuery",

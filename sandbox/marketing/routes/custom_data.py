@@ -19,8 +19,6 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import ConfigDict, ValidationError
 
-from connectors.marketing.query import OrderBy
-from connectors.marketing.resources import CUSTOM_DATA_RECORDS_MAX_BATCH, CUSTOM_DATA_RECORDS_ROUTE
 from sandbox.marketing.answers import (
     Answer,
     BulkResult,
@@ -48,6 +46,11 @@ from sandbox.marketing.limits import MAX_DELETE_IDS, MAX_INT
 from sandbox.marketing.listing import list_envelope, parse_list_query
 from sandbox.marketing.listing_openapi import listing_query
 from sandbox.marketing.openapi import documented, parameter
+from sandbox.marketing.spec.query import OrderBy
+from sandbox.marketing.spec.resources import (
+    CUSTOM_DATA_RECORDS_MAX_BATCH,
+    CUSTOM_DATA_RECORDS_ROUTE,
+)
 from sandbox.marketing.store import Collection, Doc, Shop, applier, now_iso
 
 router = APIRouter(tags=["custom data"])

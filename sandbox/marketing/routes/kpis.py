@@ -26,8 +26,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model, model_validator
 
-from connectors.marketing.query import MULTI_VALUE_OPERATORS, Filter, Operator
-from connectors.marketing.resources import SYNC_RESOURCES
 from sandbox.marketing.answers import Answer, Done, Moment, model_types
 from sandbox.marketing.errors import ApiError, not_found, validated
 from sandbox.marketing.http import json_object, kpi_shop, listed, query
@@ -39,6 +37,8 @@ from sandbox.marketing.routes.custom_data import (
     record_view,
     records_of,
 )
+from sandbox.marketing.spec.query import MULTI_VALUE_OPERATORS, Filter, Operator
+from sandbox.marketing.spec.resources import SYNC_RESOURCES
 from sandbox.marketing.store import Doc, Shop, now_iso
 from sandbox.marketing.views import reader, selectable_fields
 

@@ -22,10 +22,6 @@ from pydantic import (
     create_model,
 )
 
-from connectors.marketing.items import Carrier, Customer, Order, OrderStatus
-from connectors.marketing.query import Operator, OrderBy
-from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
-from connectors.marketing.samples import sample_item
 from sandbox.marketing.answers import BulkResult, model_types, page, row, single
 from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.contacts import derive_contact, forget_contact
@@ -36,6 +32,10 @@ from sandbox.marketing.listing import ListQuery, list_envelope, parse_list_query
 from sandbox.marketing.listing_openapi import listing_query
 from sandbox.marketing.openapi import documented, parameter, ref
 from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
+from sandbox.marketing.spec.examples import example_item
+from sandbox.marketing.spec.items import Carrier, Customer, Order, OrderStatus
+from sandbox.marketing.spec.query import Operator, OrderBy
+from sandbox.marketing.spec.resources import SYNC_RESOURCES, SyncResource
 from sandbox.marketing.store import Doc, Shop, applier, now_iso
 from sandbox.marketing.views import reader, selectable_fields
 
@@ -49,10 +49,7 @@ BY_CREATION = [OrderBy(field="id", type="asc")]
 
 def item_key(resource: SyncResource, doc: Doc) -> str:
     """Where an item lives: its id within its data source (and language, when scoped)."""
-    parts = [str(doc["data_source_id"]), str(doc[resource.id_field])]
-    if resource.lang_scoped:
-        parts.append(str(doc["lang"]))
-    return "|".join(parts)
+    return "|".join(str(doc[f]) for f in ("data_source_id", *resource.key_fields))
 
 
 def _check_item(
@@ -363,10 +360,8 @@ def _register(resource: SyncResource) -> None:
     tags: list[str | Enum] = [name]
     parent_field = resource.parent_field
     delete_key = resource.delete_key
-    # every sync resource of the API is deleted by a list of its ids under its own key
-    assert delete_key is not None, f"{name} has no delete key"
     base = "/v1/" + resource.route
-    example = [sample_item(name)]
+    example = [example_item(name)]
     path: list[dict[str, Any]] = []
 
     def write() -> dict[str, Any]:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+# transport plumbing shared with the client (how to trust a local certificate), not a
+# reading of the API: the one import of ``connectors`` the sandbox keeps
 from connectors.http.tls import tls_context
 
 if TYPE_CHECKING:

@@ -51,6 +51,39 @@ def test_the_known_crossings_are_still_there() -> None:
     assert set(KNOWN) - crossings() == set(), "gone: remove them from KNOWN"
 
 
+#: what the Marketing API sandbox may take from the client: transport plumbing only. It
+#: reads the API from the spec on its own (``sandbox/marketing/spec/``), so that a client and a
+#: sandbox that read it differently fail ``tests/sandbox/test_agrees_with_client.py`` instead of
+#: agreeing on a shared mistake
+SANDBOX_FROM_CONNECTORS = {
+    ("sandbox/process.py", "connectors.http.tls"):
+        "how to trust a local certificate, not a reading of the API",
+}
+
+
+def sandbox_imports_of_connectors() -> set[tuple[str, str]]:
+    """(module file, imported module) for every import of ``connectors`` in the sandbox, the
+    fake shops aside (they stand for the source platforms, not for the Marketing API)."""
+    return {
+        (path.relative_to(ROOT).as_posix(), imported)
+        for path in modules("sandbox")
+        if not path.relative_to(ROOT).as_posix().startswith("sandbox/shops/")
+        for imported in imports(path)
+        if imported == "connectors" or imported.startswith("connectors.")
+    }
+
+
+def test_the_sandbox_reads_the_api_on_its_own_not_through_the_client() -> None:
+    found = sandbox_imports_of_connectors()
+    unexpected = sorted(found - set(SANDBOX_FROM_CONNECTORS))
+    assert unexpected == [], "\n".join(
+        f"{module} imports {imported}: the sandbox describes the API from the spec"
+        " (sandbox/marketing/spec/), never from connectors.marketing"
+        for module, imported in unexpected)
+    assert set(SANDBOX_FROM_CONNECTORS) - found == set(), (
+        "gone: remove them from SANDBOX_FROM_CONNECTORS")
+
+
 @pytest.mark.parametrize("source, expected", [
     ("import sandbox", {"sandbox"}),
     ("import sandbox.shops.sql as s", {"sandbox.shops.sql"}),

@@ -24,6 +24,7 @@ from sandbox.marketing.persistence import InMemory, SqliteFile
 from sandbox.marketing.routes import (
     contacts,
     custom_data,
+    custom_data_records,
     data_sources,
     events,
     kpis,
@@ -162,7 +163,8 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
             now = datetime.fromtimestamp(store.clock.advance(move.advance), UTC)
             return ok({"now": now.isoformat(timespec="milliseconds").replace("+00:00", "Z")})
 
-    for module in (data_sources, sync, contacts, shop_connection, events, custom_data, kpis):
+    for module in (data_sources, sync, contacts, shop_connection, events, custom_data,
+                   custom_data_records, kpis):
         app.include_router(module.router)
 
     return app

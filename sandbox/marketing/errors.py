@@ -6,8 +6,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from connectors.marketing.items import describe_errors
-
 
 class ApiError(Exception):
     """An HTTP error answered as ``{statusCode, success: false, message, errors}``.
@@ -49,9 +47,22 @@ def not_found(what: str) -> ApiError:
     return ApiError(404, f"{what} not found")
 
 
-def describe_validation_error(exc: Any) -> list[str]:
-    """Readable lines from a pydantic ``ValidationError`` (the published wording)."""
-    return describe_errors(exc)
+def describe_validation_error(exc: ValidationError) -> list[str]:
+    """One line per problem, ``where: why`` (``products[0].price: Input should be ...``),
+    as ``rejected_items`` and 400 answers carry them: a missing field "is required", and
+    the ``Value error, `` pydantic puts before a validator's own words is dropped."""
+    lines = []
+    for err in exc.errors(include_url=False):
+        where = ""
+        for part in err["loc"]:
+            if isinstance(part, int):
+                where += f"[{part}]"
+            else:
+                where += f".{part}" if where else str(part)
+        why = "is required" if err["type"] == "missing" else str(err["msg"]).removeprefix(
+            "Value error, ")
+        lines.append(f"{where}: {why}" if where else why)
+    return lines
 
 
 def json_type(value: Any) -> str:

@@ -20,12 +20,12 @@ import qs_codec
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from connectors.marketing.query import OrderBy
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.limits import APPLY_SLICE, MAX_INT, json_problems
 from sandbox.marketing.listing import ListQuery, run_list_query
 from sandbox.marketing.matching import Record
 from sandbox.marketing.settings import GENERAL_KEY_PATTERN, KPI_KEY_PATTERN
+from sandbox.marketing.spec.query import OrderBy
 from sandbox.marketing.store import Shop, Store
 
 API_KEY_HEADER = "spm-api-key"

@@ -13,10 +13,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from connectors.marketing.query import DEFAULT_LIMIT, MAX_LIMIT, Operator
 from sandbox.marketing.limits import MAX_OFFSET
 from sandbox.marketing.matching import NULL_AWARE
 from sandbox.marketing.openapi import NOT_SPACE, SPACE, json_parameter, named, parameter
+from sandbox.marketing.spec.query import DEFAULT_LIMIT, MAX_LIMIT, Operator
 
 #: operators and the values they take (``listing._Parser.values``)
 LISTS = (Operator.IN, Operator.NOT_IN)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from connectors.marketing.query import Filter, Operator
+from sandbox.marketing.spec.query import Filter, Operator
 
 NULL_AWARE = frozenset({Operator.EQUALS, Operator.NOT_EQUALS, Operator.IN, Operator.NOT_IN})
 _INT_RE = re.compile(r"[+-]?\d+")

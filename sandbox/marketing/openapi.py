@@ -19,10 +19,10 @@ from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel, Field
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-from connectors.marketing.resources import SYNC_RESOURCES
 from sandbox.marketing.answers import ErrorBody
 from sandbox.marketing.limits import MAX_BODY_BYTES
 from sandbox.marketing.settings import GENERAL_KEY_PATTERN, KPI_KEY_PATTERN
+from sandbox.marketing.spec.resources import SYNC_RESOURCES
 
 REF = "#/components/schemas/{model}"
 KeyScheme = Literal["apiKey", "kpiKey"]

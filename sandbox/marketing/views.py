@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from connectors.marketing.resources import SyncResource
+from sandbox.marketing.spec.resources import SyncResource
 from sandbox.marketing.store import Doc, Shop
 
 READ_META_FIELDS = ("id", "shop_id", "data_source_id", "source_label")

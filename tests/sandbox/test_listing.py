@@ -17,7 +17,6 @@ import pytest
 import qs_codec
 from qs_codec import DecodeOptions, EncodeOptions, ListFormat
 
-from connectors.marketing.query import MAX_LIMIT, Filter, Operator, OrderBy
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.limits import MAX_OFFSET
 from sandbox.marketing.listing import (
@@ -28,6 +27,7 @@ from sandbox.marketing.listing import (
     parse_list_query,
     record_filter,
 )
+from sandbox.marketing.spec.query import MAX_LIMIT, Filter, Operator, OrderBy
 
 DECODE = DecodeOptions(list_limit=1000)
 ALLOWED = [

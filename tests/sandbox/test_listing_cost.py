@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from connectors.marketing.query import Filter, Operator
 from connectors.marketing.samples import sample_item
 from sandbox.marketing import listing
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.limits import LISTING_WORK_SECONDS
 from sandbox.marketing.listing import ListQuery, run_list_query
 from sandbox.marketing.matching import compile_filter
+from sandbox.marketing.spec.query import Filter, Operator
 
 #: "does not hang": far above the milliseconds these take, far below the minutes a
 #: backtracking matcher needs

@@ -14,7 +14,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, WithJsonSchema
 
-from connectors.marketing.query import OrderBy
 from sandbox.marketing.answers import Answer, Done, Moment, page, projected, row, single
 from sandbox.marketing.errors import ApiError, not_found, validated
 from sandbox.marketing.http import json_object, listed, ok, query, shop
@@ -26,6 +25,7 @@ from sandbox.marketing.listing import (
 from sandbox.marketing.listing_openapi import Language, listing_query
 from sandbox.marketing.openapi import documented, omittable, parameter
 from sandbox.marketing.routes.custom_data import Definition
+from sandbox.marketing.spec.query import OrderBy
 from sandbox.marketing.store import Doc, Shop, now_iso
 from sandbox.marketing.views import CONTACT_FIELDS, contact_view
 

@@ -23,7 +23,6 @@ import orjson
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from connectors.marketing.query import OrderBy
 from sandbox.marketing.answers import Answer, Done, Moment, page, projected, single
 from sandbox.marketing.errors import ApiError, not_found
 from sandbox.marketing.event_rules import (
@@ -39,6 +38,7 @@ from sandbox.marketing.http import json_object, listed, ok, query, shop
 from sandbox.marketing.listing import ListQuery, list_envelope, parse_event_settings
 from sandbox.marketing.listing_openapi import Language
 from sandbox.marketing.openapi import NOT_SPACE, documented, omittable
+from sandbox.marketing.spec.query import OrderBy
 from sandbox.marketing.store import Doc, Shop, now_iso
 
 router = APIRouter(tags=["events"])

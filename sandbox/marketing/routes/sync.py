@@ -9,34 +9,28 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictInt,
-    StrictStr,
     ValidationError,
-    create_model,
 )
 
-from connectors.marketing.items import Carrier, Customer, Order, OrderStatus
-from connectors.marketing.query import Operator, OrderBy
-from connectors.marketing.resources import SYNC_RESOURCES, SyncResource
-from connectors.marketing.samples import sample_item
-from sandbox.marketing.answers import BulkResult, model_types, page, row, single
+from sandbox.marketing.answers import BulkResult, page, single
 from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.contacts import derive_contact, forget_contact
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
 from sandbox.marketing.http import integer, json_object, listed, ok, query, shop, store_of
-from sandbox.marketing.limits import MAX_DELETE_IDS, MAX_INT
+from sandbox.marketing.limits import MAX_DELETE_IDS
 from sandbox.marketing.listing import ListQuery, list_envelope, parse_list_query
 from sandbox.marketing.listing_openapi import listing_query
-from sandbox.marketing.openapi import documented, parameter, ref
+from sandbox.marketing.openapi import documented
 from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
+from sandbox.marketing.spec.examples import example_item
+from sandbox.marketing.spec.query import Operator, OrderBy
+from sandbox.marketing.spec.resources import SYNC_RESOURCES, SyncResource
 from sandbox.marketing.store import Doc, Shop, applier, now_iso
+from sandbox.marketing.sync_docs import ROWS, SCOPE, delete_body, parent_parameter, write_body
 from sandbox.marketing.views import reader, selectable_fields
 
 router = APIRouter()
@@ -49,10 +43,7 @@ BY_CREATION = [OrderBy(field="id", type="asc")]
 
 def item_key(resource: SyncResource, doc: Doc) -> str:
     """Where an item lives: its id within its data source (and language, when scoped)."""
-    parts = [str(doc["data_source_id"]), str(doc[resource.id_field])]
-    if resource.lang_scoped:
-        parts.append(str(doc["lang"]))
-    return "|".join(parts)
+    return "|".join(str(doc[f]) for f in ("data_source_id", *resource.key_fields))
 
 
 def _check_item(
@@ -247,75 +238,11 @@ def _find(shop: Shop, resource: SyncResource, field: str, value: str) -> dict[st
     raise not_found(f"{resource.name[:-1].capitalize()} with {field} {value!r}")
 
 
-#: what every stored item reads back with besides its own fields (``views.READ_META_FIELDS``)
-_META: dict[str, Any] = {"id": int, "shop_id": int, "data_source_id": int, "source_label": str}
-#: the fields of an order as it is read (``views.OrderReader``): its own, and those of its
-#: customer, carrier and status; the views hold no customer gender or country, no delay
-_ORDER_TYPES: dict[str, Any] = {
-    **model_types(Order), **_META, "date": str, "contact_id": int,
-    **model_types(Customer, prefix="customer_"), "customer_id": str, "customer_deleted": bool,
-    "customer_gender": None, "customer_country": None,
-    **model_types(Carrier, prefix="carrier_"), "carrier_delay": None, "carrier_deleted": bool,
-    "carrier_active": bool,
-    **model_types(OrderStatus, prefix="status_"), "status_active": bool, "status_deleted": bool,
-}
-
-
-def _row(resource: SyncResource) -> type[BaseModel]:
-    """What one item of ``resource`` reads back as (``views.reader``)."""
-    if resource.name == "orders":
-        types = _ORDER_TYPES
-    else:  # a status reads with is_active, the opposite of is_deleted (``views.status_view``)
-        types = {**model_types(resource.model), **_META, "is_active": bool}
-    fields = selectable_fields(resource)
-    return row(f"{resource.model.__name__}Row", {name: types[name] for name in fields},
-               f"A {resource.name[:-1]} as it reads back.")
-
-
-ROWS = {name: _row(resource) for name, resource in SYNC_RESOURCES.items()}
-
-
-def _write_body(resource: SyncResource) -> dict[str, Any]:
-    """The request body of a bulk write: each item is validated on its own (invalid ones are
-    reported in ``rejected_items`` and the batch goes on), so the route takes any item, and
-    the schema says what a valid one is."""
-    return {
-        "type": "array",
-        "maxItems": resource.max_batch,
-        "items": {"anyOf": [
-            ref(resource.model, "validation"),
-            {"description": "anything else: rejected in rejected_items, the batch goes on"},
-        ]},
-    }
-
-
-def _delete_body(resource: SyncResource, delete_key: str) -> type[BaseModel]:
-    """``{"<delete_key>": [ids]}``: ids as text or integers (as JSON reads them: 64 bits)."""
-    ids = list[StrictStr | Annotated[StrictInt, Field(ge=-(2**63), le=2**64 - 1)]]
-    fields: dict[str, Any] = {delete_key: (ids, Field(max_length=MAX_DELETE_IDS))}
-    return create_model(f"{resource.model.__name__}Deletion",
-                        __config__=ConfigDict(extra="allow"), **fields)
-
-
-_SCOPE = parameter("id_data_source", {"type": "integer", "minimum": 0, "maximum": MAX_INT},
-                   "Delete only the items of this data source.")
-
-
-def _parent_parameter(resource: SyncResource) -> dict[str, Any]:
-    """The path's ``{parent_id}``: a number when the parent's id is one (``_parent``)."""
-    assert resource.parent_field is not None
-    numeric = "int" in str(resource.model.model_fields[resource.parent_field].annotation)
-    schema = ({"type": "integer", "minimum": 0, "maximum": MAX_INT} if numeric
-              else {"type": "string"})
-    return {"name": "parent_id", "in": "path", "required": True, "schema": schema,
-            "description": f"the {resource.parent_field} of the parent"}
-
-
 def _nested_endpoints(
     resource: SyncResource, parent_field: str, delete_key: str
 ) -> tuple[Endpoint, Endpoint, Endpoint, Endpoint]:
     """Save, update, bulk delete and list under one parent (``{parent_id}`` in the path,
-    read from it here and declared by ``_parent_parameter``, as its type is the resource's)."""
+    read from it here and declared by ``parent_parameter``, as its type is the resource's)."""
 
     async def save(request: Request, the_shop: Shop = Depends(shop)) -> Any:
         parent = _parent(resource, request.path_params["parent_id"])
@@ -363,14 +290,12 @@ def _register(resource: SyncResource) -> None:
     tags: list[str | Enum] = [name]
     parent_field = resource.parent_field
     delete_key = resource.delete_key
-    # every sync resource of the API is deleted by a list of its ids under its own key
-    assert delete_key is not None, f"{name} has no delete key"
     base = "/v1/" + resource.route
-    example = [sample_item(name)]
+    example = [example_item(name)]
     path: list[dict[str, Any]] = []
 
     def write() -> dict[str, Any]:
-        return documented(BulkResult, body=_write_body(resource), example=example, query=path)
+        return documented(BulkResult, body=write_body(resource), example=example, query=path)
 
     if parent_field is not None:
         assert resource.bulk_route is not None
@@ -384,7 +309,7 @@ def _register(resource: SyncResource) -> None:
         )
         save, update, delete, listing = _nested_endpoints(resource, parent_field, delete_key)
         base = base.replace("{" + parent_field + "}", "{parent_id}")
-        path = [_parent_parameter(resource)]
+        path = [parent_parameter(resource)]
     else:
         save, update, delete, listing = _flat_endpoints(resource, delete_key)
 
@@ -399,8 +324,8 @@ def _register(resource: SyncResource) -> None:
     router.add_api_route(
         f"{base}/bulk-delete", delete, methods=["POST"], tags=tags,
         summary=f'bulk delete {name}: {{"{delete_key}": [ids]}}',
-        **documented(BulkResult, body=_delete_body(resource, delete_key),
-                     query=[*path, _SCOPE]),
+        **documented(BulkResult, body=delete_body(resource, delete_key),
+                     query=[*path, SCOPE]),
     )
     router.add_api_route(
         base, listing, methods=["GET"], tags=tags, summary=f"list {name}",

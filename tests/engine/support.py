@@ -1,7 +1,8 @@
-"""What the end-to-end engine tests (``test_sync_<platform>.py``) share: a setup of one
-source against a fresh shop of the session sandbox, and the source's records mapped outside
-the engine, to compare with what the sandbox stored. The factory is the ``engine_setup``
-fixture (``conftest.py``); each module subclasses ``EngineSetup`` with its fake's fields.
+"""What the end-to-end engine tests (``test_sync_*.py``) share: a setup of one source
+against a fresh shop of the session sandbox, and the source's records mapped outside the
+engine, to compare with what the sandbox stored. The factory is the ``engine_setup``
+fixture (``conftest.py``); each platform's driver (``drivers/``) subclasses ``EngineSetup``
+with its fake's fields.
 Time is the setup's ``clock``: a test moves it forward rather than waiting."""
 
 from __future__ import annotations
@@ -131,21 +132,6 @@ def assert_stored_as_mapped(stored: Mapping[str, Mapping[str, Any]],
     for key, item in expected.items():
         sent = {f: v for f, v in without_nulls(item).items() if f not in ignore}
         assert {f: stored[key].get(f) for f in sent} == sent, (what, key)
-
-
-class EveryPlatform:
-    """The cases every platform's end-to-end sync passes alike, written once: each
-    ``test_sync_<platform>.py`` runs them on its own ``setup`` fixture by declaring
-    ``class TestAsEveryPlatform(EveryPlatform)``."""
-
-    def test_a_second_run_with_no_change_sends_nothing(self, setup: EngineSetup) -> None:
-        setup.run()
-        accepted_before = setup.accepted()
-
-        again = setup.run()
-
-        assert sum(r.total("pushed") for r in again) == 0
-        assert setup.accepted() == accepted_before
 
 
 def woo_runner(sandbox: Any, shop: Any, state_url: str, **source: Any) -> SourceRunner:

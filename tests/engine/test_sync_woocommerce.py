@@ -1,132 +1,43 @@
-"""The sync engine end to end: a fake WooCommerce shop → the sandbox, over real HTTP, with
-a real SQLite state store."""
+"""The sync engine end to end on WooCommerce only (the cases every platform passes are
+test_sync_every_platform.py): a fake WooCommerce shop → the sandbox, over real HTTP, with a
+real SQLite state store."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from connectors.sources.woocommerce import WooCommerceConnector
 from pipelines.engine.config import ConfigError
-from pipelines.engine.mappings import mapping_for
-from pipelines.engine.mappings.base import MappingContext
 from pipelines.engine.platforms.woocommerce import OPTIONS
 from pipelines.engine.runner import open_connector
 from pipelines.engine.state import ItemStatus
 from pipelines.engine.sync import SETTLE, Window
-from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
-from tests.engine.support import (
-    EngineSetup,
-    EveryPlatform,
-    MakeSetup,
-    assert_stored_as_mapped,
-    mapped_items,
-    read_records,
+from sandbox.shops.woocommerce.launch import RunningFakeShop
+from tests.engine.drivers.woocommerce import (
+    DRIVER,
+    WooCommerce,
+    make_setup,
+    raw_records,
+    start_shop,
 )
 
-SOURCE = "woo"
+SOURCE = DRIVER.source
+
+
+@pytest.fixture
+def driver() -> WooCommerce:
+    return DRIVER
 
 
 @pytest.fixture
 def shop() -> Iterator[RunningFakeShop]:
-    running = start_in_thread("--orders", "80", "--customers", "25", "--products", "12",
-                              "--seed", "5")
+    running = start_shop()
     yield running
     running.stop()
-
-
-@dataclass
-class Setup(EngineSetup):
-    shop: RunningFakeShop
-
-
-def make_setup(engine_setup: MakeSetup, shop: RunningFakeShop, **source: Any) -> Setup:
-    return engine_setup(Setup, {
-        "name": SOURCE, "platform": "woocommerce",
-        "connection": {"url": shop.root, "key_env": "T_WC_KEY", "secret_env": "T_WC_SECRET"},
-        **source,
-    }, env={"T_WC_KEY": shop.key, "T_WC_SECRET": shop.secret}, shop=shop)
-
-
-@pytest.fixture
-def setup(engine_setup: MakeSetup, shop: RunningFakeShop) -> Setup:
-    return make_setup(engine_setup, shop)
-
-
-def raw_records(setup: Setup, stream: str) -> list[dict[str, Any]]:
-    return read_records(
-        lambda: WooCommerceConnector(setup.shop.root, setup.shop.key, setup.shop.secret), stream)
-
-
-def expected_items(setup: Setup, stream: str) -> dict[str, dict[str, dict[str, Any]]]:
-    """What the shop's records become, read straight from the shop: resource -> key -> item."""
-    return mapped_items(mapping_for("woocommerce"), stream, raw_records(setup, stream),
-                        MappingContext(setup.shop.root, "en", "EUR", None))
-
-
-@pytest.mark.parametrize(
-    ("stream", "resource", "route"),
-    [("customers", "customers", "/customers"), ("products", "products", "/products"),
-     ("categories", "categories", "/products-categories"), ("coupons", "vouchers", "/vouchers"),
-     ("statuses", "statuses", "/orders-statuses")],
-)
-def test_a_full_sync_leaves_the_destination_equal_to_the_mapped_source(
-    setup, stream, resource, route
-):
-    setup.run()
-
-    assert_stored_as_mapped(setup.stored(resource, route), expected_items(setup, stream)[resource],
-                            resource)
-
-
-def test_orders_arrive_field_by_field_and_invalid_ones_are_quarantined_with_reasons(setup):
-    reports = setup.run()
-    orders = {o["order_id"]: o for o in setup.listed("/orders")}
-    expected = expected_items(setup, "orders")["orders"]
-
-    assert set(orders) == set(expected)
-    for order_id, item in expected.items():
-        for field in ("amount", "amount_without_tax", "currency", "status_id", "reference",
-                      "shipping_costs", "is_confirmed", "created_at"):
-            assert orders[order_id][field] == item[field], (order_id, field)
-        assert orders[order_id]["customer_email"] == item["customer"]["email"]
-    quarantined = setup.state.entries(SOURCE, "orders", {ItemStatus.QUARANTINED})
-    assert quarantined, "the fake shop has orders with a bad email and a negative price"
-    reasons = {reason for entry in quarantined for reason in entry.errors}
-    assert "customer.email: 'not-an-email' is not a well-formed email address" in reasons
-    assert all(entry.payload for entry in quarantined)
-    order_report = next(r for r in reports if r.stream == "orders")
-    assert order_report.counts["orders"]["quarantined"] == len(quarantined)
-
-
-class TestAsEveryPlatform(EveryPlatform):
-    """A second run with no change sends nothing (tests/engine/support.py)."""
-
-
-def test_the_next_run_sends_only_what_changed(setup):
-    setup.run()
-    fake = setup.shop.fake()
-    order_ids = fake.get("/orders/ids").json()["ids"]
-    fake.post(f"/orders/{order_ids[0]}/touch")  # a new modification time alone
-    fake.put(f"/orders/{order_ids[1]}", json={"status": "completed", "total": "123.45"})
-    created = fake.post("/orders", json={}).json()
-    customer_ids = fake.get("/customers/ids").json()["ids"]
-    fake.put(f"/customers/{customer_ids[1]}", json={"first_name": "Renamed"})
-    setup.clock.advance(SETTLE)  # a sync reads up to a settled second
-
-    again = setup.run_by_stream()
-
-    assert again["orders"].counts["orders"]["pushed"] == 2
-    assert again["customers"].counts["customers"]["pushed"] == 1
-    assert sum(r.total("pushed") for r in again.values()) == 3
-    stored = {o["order_id"]: o for o in setup.listed("/orders")}
-    assert stored[str(order_ids[1])]["amount"] == 123.45
-    assert str(created["id"]) in stored
 
 
 def test_records_deleted_for_good_at_the_shop_are_deleted_at_the_destination(setup):
@@ -187,7 +98,7 @@ def test_a_crash_mid_sync_converges_on_rerun_without_resending_what_was_accepted
 
     setup.run()
 
-    expected = expected_items(setup, "orders")["orders"]
+    expected = DRIVER.expected(setup, "orders")["orders"]
     assert {o["order_id"] for o in setup.listed("/orders")} == set(expected)
     # every order was accepted once: the rerun sent only what the crash had not recorded
     assert setup.stats()["writes"]["orders"]["accepted"] == len(expected)
@@ -230,16 +141,6 @@ def test_carts_cannot_be_asked_of_woocommerce(engine_setup, shop):
     assert caught.value.problems[0].startswith(
         "sources.woo.resources: carts cannot be synced from woocommerce: WooCommerce has no"
         " carts API")
-
-
-def test_a_missing_secret_names_the_environment_variable(setup):
-    setup.env.pop("T_WC_SECRET")
-    with pytest.raises(ConfigError) as caught:
-        setup.run()
-    assert caught.value.problems == [
-        ("sources.woo.connection.secret_env: the environment variable T_WC_SECRET is not set"
-         " — export it")
-    ]
 
 
 def test_a_record_breaking_a_blocking_expectation_is_held_until_the_source_is_fixed(setup):

@@ -3,12 +3,14 @@ rows by id, the fields tests patched through ``/__fake__`` (laid over the built 
 it is served), and views of the rows (sorted lists, bisect keys) kept until the next change.
 
 What a row holds and how a missing one is refused (each platform's error) stay with the
-platform."""
+platform; so do a store's own changes (what a patch or a new record sets)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from sandbox.shops.timeline import Clock
 
 
 class HasId(Protocol):
@@ -75,3 +77,31 @@ class Table(Generic[R]):
     def patched(self, record_id: int, built: dict[str, Any]) -> dict[str, Any]:
         """The built record with the fields tests patched laid over it."""
         return merge(built, self.patches.get(record_id, {}))
+
+
+class Shop(Clock):
+    """A fake shop's state as every store keeps it: its settings and seed, one ``Table`` a
+    resource (``table`` options: the platform's refusal and sort keys), and records built by
+    the platform's ``builders`` with the fields tests patched laid over them."""
+
+    builders: ClassVar[Mapping[str, Callable[[Any, Any], dict[str, Any]]]]
+
+    def __init__(self, settings: Any, rows: Mapping[str, Iterable[Any]], **table: Any) -> None:
+        self.settings = settings
+        self.seed: int = settings.seed
+        self.tables = {name: Table(name, made, **table) for name, made in rows.items()}
+
+    def record(self, resource: str, row: Any) -> dict[str, Any]:
+        return self.tables[resource].patched(row.id, self.builders[resource](self, row))
+
+    def next_id(self, resource: str, after: int = 0) -> int:
+        return max(self.tables[resource].rows, default=after) + 1
+
+    def remove(self, resource: str, record_id: int) -> Any:
+        """Delete a record for good, with its patches (an unknown id: the table's refusal)."""
+        table = self.tables[resource]
+        row = table.row(record_id)
+        del table.rows[record_id]
+        table.patches.pop(record_id, None)
+        table.changed()
+        return row

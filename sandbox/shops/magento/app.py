@@ -9,24 +9,21 @@ from typing import Any
 import orjson
 import qs_codec
 from fastapi import APIRouter, FastAPI, Request
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from sandbox.shops import hosting
 from sandbox.shops.magento import fake_api
 from sandbox.shops.magento.errors import ACL, MagentoError, no_route, not_authorized
 from sandbox.shops.magento.guard import Gate
 from sandbox.shops.magento.search import light_item, parse, parse_fields, select, trim
 from sandbox.shops.magento.settings import REST_PREFIX, FakeMagentoSettings
 from sandbox.shops.magento.store import Store
+from sandbox.shops.web import answer_errors, json_response, shop_app
 
 QS = qs_codec.DecodeOptions(list_limit=1000, parameter_limit=10000, depth=8)
 Handler = Callable[..., Awaitable[Response]]
 
 
-def respond(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(orjson.dumps(data), status_code=status, headers=headers,
-                    media_type="application/json; charset=utf-8")
+respond = json_response
 
 
 def store_of(request: Request) -> Store:
@@ -155,25 +152,10 @@ async def admin_token(request: Request) -> Response:
 
 def create_app(settings: FakeMagentoSettings | None = None) -> FastAPI:
     settings = settings or FakeMagentoSettings()
-    app = FastAPI(title="shopsync fake Magento shop", docs_url=None, redoc_url=None,
-                  openapi_url=None)
-    app.state.store = Store(settings)
-    hosting.install(app, Gate, settings)
-
-    @app.exception_handler(MagentoError)
-    async def _magento_error(request: Request, exc: MagentoError) -> Response:
-        return respond(exc.body(), exc.status, exc.headers)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
-        if exc.status_code in (404, 405):
-            return await _magento_error(request, no_route())
-        return await _magento_error(request, MagentoError(exc.status_code, str(exc.detail)))
-
-    @app.get("/healthz", include_in_schema=False)
-    async def healthz() -> Response:
-        return respond({"status": "ok"})
-
+    app = shop_app("shopsync fake Magento shop", Store(settings), gate=Gate, settings=settings,
+                   healthy=lambda: respond({"status": "ok"}))
+    answer_errors(app, MagentoError, lambda exc: respond(exc.body(), exc.status, exc.headers),
+                  no_route, MagentoError)
     app.include_router(_rest())
     app.include_router(fake_api.router)
     return app

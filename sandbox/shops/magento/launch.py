@@ -33,9 +33,6 @@ class RunningFakeMagento(RunningFake):
 
 _LAUNCHER = Launcher("sandbox.shops.magento.serve", re.compile(r"magento at (http://\S+/rest/\S+)"),
                      "fake Magento", RunningFakeMagento)
-launch = _LAUNCHER.launch
-attach = _LAUNCHER.attach
-start = _LAUNCHER.start
-start_in_thread = _LAUNCHER.start_in_thread
-start_many = _LAUNCHER.start_many
+launch, attach, start = _LAUNCHER.launch, _LAUNCHER.attach, _LAUNCHER.start
+start_many, start_in_thread = _LAUNCHER.start_many, _LAUNCHER.start_in_thread
 start_many_in_thread = _LAUNCHER.start_many_in_thread

@@ -12,8 +12,7 @@ from sandbox.shops.magento import records
 from sandbox.shops.magento.data import Row, generate, quote_id
 from sandbox.shops.magento.errors import MagentoError, no_entity
 from sandbox.shops.magento.settings import FakeMagentoSettings
-from sandbox.shops.table import Table
-from sandbox.shops.timeline import Clock
+from sandbox.shops.table import Shop, Table
 
 RESOURCES = ("orders", "customers", "products", "carts", "categories")
 _SORT_KEYS: dict[str, Callable[[Row], Any]] = {"id": lambda r: r.id, "updated": lambda r: (r.updated, r.id)}
@@ -28,15 +27,15 @@ def parse_time(value: Any) -> int:
     return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
 
 
-class Store(Clock):
+class Store(Shop):
+    builders = records.BUILDERS
+    tables: dict[str, Table[Row]]
+
     def __init__(self, settings: FakeMagentoSettings) -> None:
-        self.settings = settings
-        self.seed = settings.seed
-        self.currency = settings.currency
         generated = generate(settings.seed, customers=settings.customers, orders=settings.orders,
                              products=settings.products, carts=settings.active_carts)
-        self.tables = {name: Table(name, rows, missing=no_entity, sort_keys=_SORT_KEYS)
-                       for name, rows in generated.rows.items()}
+        super().__init__(settings, generated.rows, missing=no_entity, sort_keys=_SORT_KEYS)
+        self.currency = settings.currency
         self.sellable = generated.sellable
         self.children: dict[int, list[int]] = defaultdict(list)
         for row in self.tables["products"].rows.values():
@@ -61,9 +60,6 @@ class Store(Clock):
         return expires is not None and self.now() < expires
 
     # records ---------------------------------------------------------------------------
-
-    def record(self, resource: str, row: Row) -> dict[str, Any]:
-        return self.tables[resource].patched(row.id, records.BUILDERS[resource](self, row))
 
     def by_sku(self, sku: str) -> Row:
         for row in self.tables["products"].rows.values():
@@ -122,7 +118,7 @@ class Store(Clock):
         if resource == "carts":  # active carts have odd ids, ordered quotes even ones
             new_id = max((i for i in table.rows if i % 2), default=-1) + 2
         else:
-            new_id = max(table.rows, default=0) + 1
+            new_id = self.next_id(resource)
         row = Row(new_id, now, now)
         if resource == "orders":
             row.state, row.status = "new", "pending"
@@ -145,13 +141,9 @@ class Store(Clock):
         return self.patch(resource, new_id, fields, bump=False)
 
     def delete(self, resource: str, record_id: int) -> Row:
-        table = self.tables[resource]
-        row = table.row(record_id)
-        del table.rows[record_id]
-        table.patches.pop(record_id, None)
+        row: Row = self.remove(resource, record_id)
         if resource == "products":
             self.children.pop(record_id, None)
             if row.parent and record_id in self.children.get(row.parent, []):
                 self.children[row.parent].remove(record_id)
-        table.changed()
         return row

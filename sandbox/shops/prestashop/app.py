@@ -10,7 +10,6 @@ import orjson
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
-from sandbox.shops import hosting
 from sandbox.shops.prestashop import fake_api, render
 from sandbox.shops.prestashop.errors import PSError, did_you_mean
 from sandbox.shops.prestashop.fields import RESOURCES, fields_of, singular
@@ -18,6 +17,7 @@ from sandbox.shops.prestashop.guard import Gate
 from sandbox.shops.prestashop.query import languages_of, parse, select
 from sandbox.shops.prestashop.settings import API_PREFIX, LIMITED_KEY, FakePrestaSettings
 from sandbox.shops.prestashop.store import Store
+from sandbox.shops.web import answer_errors, shop_app
 
 #: every resource PrestaShop's webservice knows (WebserviceRequest::getResources); the
 #: fake serves those in fields.RESOURCES, and its key may read only those
@@ -118,22 +118,13 @@ async def webservice(request: Request) -> Response:
 
 def create_app(settings: FakePrestaSettings | None = None) -> FastAPI:
     settings = settings or FakePrestaSettings()
-    app = FastAPI(title="shopsync fake PrestaShop shop", docs_url=None, redoc_url=None,
-                  openapi_url=None)
-    app.state.store = Store(settings)
-    hosting.install(app, Gate, settings)
+    app = shop_app("shopsync fake PrestaShop shop", Store(settings), gate=Gate, settings=settings,
+                   healthy=lambda: Response(b'{"status":"ok"}', media_type="application/json"))
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
     app.add_api_route(API_PREFIX, webservice, methods=methods, include_in_schema=False)
     app.add_api_route(API_PREFIX + "/{path:path}", webservice, methods=methods,
                       include_in_schema=False)
-
-    @app.get("/healthz", include_in_schema=False)
-    async def healthz() -> Response:
-        return Response(b'{"status":"ok"}', media_type="application/json")
-
-    @app.exception_handler(fake_api.FakeError)
-    async def _fake_error(request: Request, exc: fake_api.FakeError) -> Response:
-        return fake_api.respond({"error": exc.message}, exc.status)
-
+    answer_errors(app, fake_api.FakeError,
+                  lambda exc: fake_api.respond({"error": exc.message}, exc.status))
     app.include_router(fake_api.router)
     return app

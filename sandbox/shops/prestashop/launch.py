@@ -33,9 +33,6 @@ class RunningFakeShop(RunningFake):
 
 _LAUNCHER = Launcher("sandbox.shops.prestashop.serve", re.compile(r"prestashop at (http://\S+/api)"),
                      "fake PrestaShop", RunningFakeShop)
-launch = _LAUNCHER.launch
-attach = _LAUNCHER.attach
-start = _LAUNCHER.start
-start_in_thread = _LAUNCHER.start_in_thread
-start_many = _LAUNCHER.start_many
+launch, attach, start = _LAUNCHER.launch, _LAUNCHER.attach, _LAUNCHER.start
+start_many, start_in_thread = _LAUNCHER.start_many, _LAUNCHER.start_in_thread
 start_many_in_thread = _LAUNCHER.start_many_in_thread

@@ -13,24 +13,25 @@ from sandbox.shops.prestashop.data import Row, generate
 from sandbox.shops.prestashop.fields import DATED, INDEX, RESOURCES
 from sandbox.shops.prestashop.records import ZERO_DATE, I18n
 from sandbox.shops.prestashop.settings import FakePrestaSettings
-from sandbox.shops.table import Table
-from sandbox.shops.timeline import Clock
+from sandbox.shops.table import Shop, Table
 
 #: resources with a ``deleted`` flag: a soft delete sets it instead of removing the row
 SOFT_DELETABLE = frozenset({"customers", "addresses", "carriers", "order_states"})
 
 
-class Store(Clock):
+class Store(Shop):
+    builders = records.BUILDERS
+    settings: FakePrestaSettings
+    tables: dict[str, Table[Row]]
+
     def __init__(self, settings: FakePrestaSettings) -> None:
-        self.settings = settings
-        self.seed = settings.seed
-        self.tz = ZoneInfo(settings.timezone)
         abandoned = settings.abandoned_carts
         generated = generate(settings.seed, customers=settings.customers,
                              orders=settings.orders, products=settings.products,
                              abandoned=settings.orders // 3 if abandoned is None else abandoned,
                              languages=settings.languages)
-        self.tables = {name: Table(name, generated.rows.get(name, [])) for name in RESOURCES}
+        super().__init__(settings, {name: generated.rows.get(name, []) for name in RESOURCES})
+        self.tz = ZoneInfo(settings.timezone)
         self.sellable = generated.sellable
         self.titles = generated.titles
         self.children: dict[int, list[int]] = defaultdict(list)
@@ -55,7 +56,7 @@ class Store(Clock):
     # records ---------------------------------------------------------------------------
 
     def record(self, resource: str, row: Row) -> dict[str, Any]:
-        built = records.BUILDERS[resource](self, row)
+        built = self.builders[resource](self, row)
         for key, value in self.tables[resource].patches.get(row.id, {}).items():
             old = built.get(key)
             built[key] = I18n({**old, **value}) if isinstance(old, I18n) else value
@@ -102,7 +103,7 @@ class Store(Clock):
     def create(self, resource: str, fields: dict[str, Any]) -> Row:
         table = self.tables[resource]
         now = self.now()
-        new_id = max(table.rows, default=0) + 1
+        new_id = self.next_id(resource)
         dated = resource in DATED
         row = Row(new_id, now if dated else 0, now if dated else 0)
         if resource == "orders":
@@ -141,13 +142,11 @@ class Store(Clock):
             if resource == "addresses":
                 row.flag = 1
             return
-        del table.rows[record_id]
-        table.patches.pop(record_id, None)
+        self.remove(resource, record_id)
         if resource == "products":
             for combo in self.children.pop(record_id, []):
                 self.tables["combinations"].rows.pop(combo, None)
             self.tables["combinations"].changed()
-        table.changed()
 
     def cart_ids_with_orders(self) -> set[int]:
         return {o.parent for o in self.tables["orders"].rows.values()}

@@ -24,6 +24,7 @@ from sandbox.shops.shopify import fake_api
 from sandbox.shops.shopify.roots import run
 from sandbox.shops.shopify.settings import FILES_PREFIX, SUPPORTED_VERSIONS, FakeShopifySettings
 from sandbox.shops.shopify.store import Store
+from sandbox.shops.web import json_response, shop_app
 
 _VERSION = re.compile(r"^\d{4}-(01|04|07|10)$")
 _BAD_TOKEN = "[API] Invalid API key or access token (unrecognized login or wrong password)"
@@ -32,9 +33,7 @@ _HTML_502 = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><
              b"</body></html>")
 
 
-def respond(data: object, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(orjson.dumps(data), status_code=status, headers=headers,
-                    media_type="application/json; charset=utf-8")
+respond = json_response
 
 
 def served_version(asked: str) -> str | None:
@@ -48,16 +47,10 @@ def served_version(asked: str) -> str | None:
 
 def create_app(settings: FakeShopifySettings | None = None) -> FastAPI:
     settings = settings or FakeShopifySettings()
-    app = FastAPI(title="shopsync fake Shopify shop", docs_url=None, redoc_url=None,
-                  openapi_url=None)
     store = Store(settings)
-    app.state.store = store
+    app = shop_app("shopsync fake Shopify shop", store, healthy=lambda: respond({"status": "ok"}))
     faults = hosting.Faults("shopify", settings.seed, settings.fault_rate,
                             ("502", "503", "500", "graphql"))
-
-    @app.get("/healthz", include_in_schema=False)
-    async def healthz() -> Response:
-        return respond({"status": "ok"})
 
     @app.post("/admin/api/{version}/graphql.json")
     async def graphql(request: Request, version: str) -> Response:

@@ -43,7 +43,6 @@ class RunningFakeShopify(RunningFake):
 
 _LAUNCHER = Launcher("sandbox.shops.shopify.serve", re.compile(r"shopify at (http://\S+?)/admin/api"),
                      "fake Shopify", RunningFakeShopify, timeout=60)
-launch = _LAUNCHER.launch
-attach = _LAUNCHER.attach
-start = _LAUNCHER.start
-start_in_thread = _LAUNCHER.start_in_thread
+launch, attach, start = _LAUNCHER.launch, _LAUNCHER.attach, _LAUNCHER.start
+start_many, start_in_thread = _LAUNCHER.start_many, _LAUNCHER.start_in_thread
+start_many_in_thread = _LAUNCHER.start_many_in_thread

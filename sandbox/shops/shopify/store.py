@@ -11,8 +11,7 @@ from sandbox.shops.hosting import TokenBucket
 from sandbox.shops.shopify import names, records
 from sandbox.shops.shopify.data import BASE, Row, generate
 from sandbox.shops.shopify.settings import FakeShopifySettings
-from sandbox.shops.table import Table
-from sandbox.shops.timeline import Clock
+from sandbox.shops.table import Shop, Table
 
 RESOURCES = ("orders", "customers", "products", "variants", "collections", "checkouts",
              "discounts", "events")
@@ -41,17 +40,17 @@ class Bucket(TokenBucket):
                 "currentlyAvailable": int(self.level()), "restoreRate": float(self.rate)}
 
 
-class Store(Clock):
+class Store(Shop):
+    builders = records.BUILDERS
+    tables: dict[str, Table[Row]]
+
     def __init__(self, settings: FakeShopifySettings) -> None:
-        self.settings = settings
-        self.seed = settings.seed
-        self.currency = settings.currency
-        self.tz = ZoneInfo(settings.timezone)
         generated = generate(settings.seed, customers=settings.customers,
                              orders=settings.orders, products=settings.products,
                              checkouts=settings.checkout_count)
-        self.tables = {name: Table(name, rows, missing=_not_found)
-                       for name, rows in generated.rows.items()}
+        super().__init__(settings, generated.rows, missing=_not_found)
+        self.currency = settings.currency
+        self.tz = ZoneInfo(settings.timezone)
         self.sellable = generated.sellable
         self.children: dict[int, list[int]] = defaultdict(list)
         for v in self.tables["variants"].rows.values():
@@ -104,9 +103,6 @@ class Store(Clock):
             self._customers[row.id] = cached
         return cached[1]
 
-    def record(self, resource: str, row: Row) -> dict[str, Any]:
-        return self.tables[resource].patched(row.id, records.BUILDERS[resource](self, row))
-
     # changes made through the /__fake__ API ---------------------------------------------
 
     def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
@@ -139,7 +135,7 @@ class Store(Clock):
     def create(self, resource: str, fields: dict[str, Any]) -> Row:
         table = self.tables[resource]
         now = self.now()
-        new_id = max(table.rows, default=BASE[resource]) + 1
+        new_id = self.next_id(resource, BASE[resource])
         row = Row(new_id, now, now)
         if resource == "orders":
             row.status, row.name = "PENDING", f"#{1001 + len(table.rows) + 1000}"
@@ -147,7 +143,7 @@ class Store(Clock):
         elif resource == "products":
             row.status, row.kind, row.name, row.amount, row.extra = (
                 "ACTIVE", "Mug", "New product", 1500, names.VENDORS[0])
-            vid = max(self.tables["variants"].rows, default=BASE["variants"]) + 1
+            vid = self.next_id("variants", BASE["variants"])
             self.tables["variants"].rows[vid] = Row(vid, now, now, "ACTIVE", parent=new_id,
                                                     name="Default Title", amount=1500)
             self.children[new_id].append(vid)
@@ -163,17 +159,15 @@ class Store(Clock):
         return row
 
     def delete(self, resource: str, record_id: int) -> Row:
-        row = self.tables[resource].row(record_id)
+        row: Row = self.remove(resource, record_id)
         self.version += 1
-        del self.tables[resource].rows[record_id]
-        self.tables[resource].patches.pop(record_id, None)
         if resource == "products":
             for vid in self.children.pop(record_id, []):
                 self.tables["variants"].rows.pop(vid, None)
         subject = SUBJECT_TYPES.get(resource)
         if subject is not None:
             events = self.tables["events"]
-            event_id = max(events.rows, default=BASE["events"]) + 1
+            event_id = self.next_id("events", BASE["events"])
             typename = subject.title().replace("_", "")
             events.rows[event_id] = Row(event_id, self.now(), self.now(), "destroy",
                                         parent=record_id, name=f"{typename} was deleted.",

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from sandbox.shops import hosting
+from sandbox.shops.web import answer_errors, shop_app
 from sandbox.shops.woocommerce import fake_api
 from sandbox.shops.woocommerce.data import Row
 from sandbox.shops.woocommerce.errors import WooError, failing_listing, invalid_id, no_route
@@ -105,25 +104,10 @@ def _getter(resource: str) -> Any:
 
 def create_app(settings: FakeWooSettings | None = None) -> FastAPI:
     settings = settings or FakeWooSettings()
-    app = FastAPI(title="shopsync fake WooCommerce shop", docs_url=None, redoc_url=None,
-                  openapi_url=None)
-    app.state.store = Store(settings)
-    hosting.install(app, Gate, settings)
-
-    @app.exception_handler(WooError)
-    async def _woo_error(request: Request, exc: WooError) -> Response:
-        return respond(exc.body(), exc.status, list(exc.headers.items()))
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
-        if exc.status_code in (404, 405):
-            return await _woo_error(request, no_route())
-        return await _woo_error(request, WooError(exc.status_code, "rest_error", str(exc.detail)))
-
-    @app.get("/healthz", include_in_schema=False)
-    async def healthz() -> Response:
-        return respond({"status": "ok"})
-
+    app = shop_app("shopsync fake WooCommerce shop", Store(settings), gate=Gate,
+                   settings=settings, healthy=lambda: respond({"status": "ok"}))
+    answer_errors(app, WooError, lambda exc: respond(exc.body(), exc.status, list(exc.headers.items())),
+                  no_route, lambda status, detail: WooError(status, "rest_error", detail))
     app.include_router(_api())
     app.include_router(fake_api.router)
     return app

@@ -33,9 +33,6 @@ class RunningFakeShop(RunningFake):
 _LAUNCHER = Launcher("sandbox.shops.woocommerce.serve",
                      re.compile(r"woocommerce at (http://\S+/wp-json/wc/v3)"), "fake WooCommerce",
                      RunningFakeShop)
-launch = _LAUNCHER.launch
-attach = _LAUNCHER.attach
-start = _LAUNCHER.start
-start_in_thread = _LAUNCHER.start_in_thread
-start_many = _LAUNCHER.start_many
+launch, attach, start = _LAUNCHER.launch, _LAUNCHER.attach, _LAUNCHER.start
+start_many, start_in_thread = _LAUNCHER.start_many, _LAUNCHER.start_in_thread
 start_many_in_thread = _LAUNCHER.start_many_in_thread

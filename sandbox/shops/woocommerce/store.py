@@ -9,8 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sandbox.shops.table import Table
-from sandbox.shops.timeline import Clock
+from sandbox.shops.table import Shop, Table
 from sandbox.shops.woocommerce import records
 from sandbox.shops.woocommerce.data import Row, generate
 from sandbox.shops.woocommerce.errors import WooError, invalid_id
@@ -26,17 +25,17 @@ _SORT_KEYS: dict[str, Callable[[Row], Any]] = {
 }
 
 
-class Store(Clock):
+class Store(Shop):
+    builders = records.BUILDERS
+    tables: dict[str, Table[Row]]
+
     def __init__(self, settings: FakeWooSettings) -> None:
-        self.settings = settings
-        self.seed = settings.seed
-        self.currency = settings.currency
-        self.tz = ZoneInfo(settings.timezone)
         generated = generate(settings.seed, customers=settings.customers,
                              orders=settings.orders, products=settings.products)
-        self.tables = {name: Table(name, rows, missing=lambda name, _: invalid_id(name),
-                                   sort_keys=_SORT_KEYS)
-                       for name, rows in generated.rows.items()}
+        super().__init__(settings, generated.rows, missing=lambda name, _: invalid_id(name),
+                         sort_keys=_SORT_KEYS)
+        self.currency = settings.currency
+        self.tz = ZoneInfo(settings.timezone)
         self.sellable = generated.sellable
         self.negative = generated.negative
         self.next_post_id = generated.next_post_id
@@ -62,9 +61,6 @@ class Store(Clock):
         return datetime.fromtimestamp(self.local(epoch), UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
     # records ---------------------------------------------------------------------------
-
-    def record(self, resource: str, row: Row) -> dict[str, Any]:
-        return self.tables[resource].patched(row.id, records.BUILDERS[resource](self, row))
 
     def order_status_totals(self) -> Counter[str]:
         return Counter(r.status for r in self.tables["orders"].rows.values())
@@ -121,7 +117,7 @@ class Store(Clock):
         if resource in ("products", "variations"):
             new_id, self.next_post_id = self.next_post_id, self.next_post_id + 1
         else:
-            new_id = max(table.rows, default=0) + 1
+            new_id = self.next_id(resource)
         row = Row(new_id, now, now)
         if resource == "orders":
             row.status, row.customer = "pending", int(fields.get("customer_id", 0))
@@ -155,15 +151,13 @@ class Store(Clock):
             raise WooError(501, "woocommerce_rest_trash_not_supported",
                            f"{what} not support trashing.")
         if force:
-            del table.rows[record_id]
-            table.patches.pop(record_id, None)
+            self.remove(resource, record_id)
             if resource == "products":
                 for vid in self.children.pop(record_id, []):
                     self.tables["variations"].rows.pop(vid, None)
                 self.tables["variations"].changed()
             if resource == "variations" and record_id in self.children.get(row.parent, []):
                 self.children[row.parent].remove(record_id)
-            table.changed()
             return row, before
         if row.status == "trash":
             singular = {"orders": "shop_order", "coupons": "shop_coupon"}.get(resource, "product")

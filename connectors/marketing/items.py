@@ -1,8 +1,8 @@
 """Pydantic models of the items the sync (bulk-write) routes accept.
 
-Shapes come from ``target-api.md``. The sandbox validates every item of a batch with these
-models on its own, and the client uses them to build payloads, so both sides agree on what a
-valid item is. Timestamps are kept as the strings that were sent (checked to parse as ISO
+Shapes come from ``target-api.md``. The client uses them to build payloads and the engine
+to hold back what the API would refuse; the sandbox validates with its own models
+(``sandbox/marketing/spec``), and a contract test holds the two readings together. Timestamps are kept as the strings that were sent (checked to parse as ISO
 8601) so that what is read back equals what was written.
 """
 
@@ -275,8 +275,8 @@ class Cart(SyncItem):
 def describe_errors(exc: ValidationError) -> list[str]:
     """Readable lines from a validation error: ``products[0].price: <why>``.
 
-    The sandbox answers with them in ``rejected_items`` and the engine quarantines with
-    them, so a person sees the same words on both sides.
+    The engine quarantines with them in the words the API uses in ``rejected_items`` (the
+    sandbox words its own the same: a contract test compares them).
     """
     lines = []
     for err in exc.errors(include_url=False):

@@ -1,8 +1,8 @@
-"""The Marketing API's listing language, shared by the HTTP client and the sandbox.
+"""The Marketing API's listing language, as the client reads the spec.
 
-One vocabulary on both sides means the client cannot build a query the sandbox does not
-understand, and the sandbox cannot accept one the spec does not define. The client builds
-queries with ``Query`` (below), which renders either of the spec's two query encodings.
+The client builds queries with ``Query`` (below), which renders either of the spec's two
+query encodings. The sandbox has its own reading (``sandbox/marketing/spec``);
+``tests/sandbox/test_agrees_with_client.py`` holds the two together.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ DEFAULT_LIMIT = 10
 """Page size when a listing request gives no ``limit`` (spec, Limits)."""
 
 MAX_LIMIT = 1000
-"""Largest ``limit`` accepted; the spec does not show one, the sandbox enforces this."""
+"""Largest ``limit`` accepted; the spec does not show one, the API enforces this."""
 
 
 class Operator(StrEnum):

@@ -1,7 +1,8 @@
 """The one table of the API's sync resources: routes, batch sizes, keys and item models.
 
 Everything that needs to know where a resource is written, how many items fit in one
-request or what identifies an item (the client, the bulk writer, the sandbox) reads it here.
+request or what identifies an item (the client, the bulk writer, the engine) reads it here;
+the sandbox keeps its own reading, compared with this one by a contract test.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """One valid example item per sync resource.
 
-They document the item shapes (the sandbox shows them as request examples in its OpenAPI
-description) and give tests and benchmarks a valid starting point to vary.
+They document the item shapes and give tests and benchmarks a valid starting point to vary
+(the sandbox's own request examples must be valid for the client's models, and these for
+the sandbox's: a contract test checks both).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing.queues
 import multiprocessing.spawn
 import os
 import shutil
@@ -76,6 +77,24 @@ def test_the_syncing_process_never_imports_gx_and_its_worker_ends_with_it() -> N
     assert answer["gx_here"] is False and answer["rows"] == 1
     eventually(lambda: not alive(answer["worker"]), "the orphaned worker's exit",
                timeout=BOUND)
+
+
+def _start_a_worker(pids: multiprocessing.queues.Queue[int]) -> None:
+    pids.put(worker_pid())
+
+
+def test_a_process_that_is_a_multiprocessing_child_ends_and_its_worker_with_it() -> None:
+    # Dagster's run worker is one: it ends through multiprocessing's exit, which joins its
+    # children, not through the interpreter's, where the executor would be shut down
+    spawn = multiprocessing.get_context("spawn")
+    pids: multiprocessing.queues.Queue[int] = spawn.Queue()
+    child = spawn.Process(target=_start_a_worker, args=(pids,))
+    child.start()
+    quality_worker = pids.get(timeout=BOUND)
+    child.join(timeout=BOUND)
+
+    assert child.exitcode == 0
+    assert not alive(quality_worker)
 
 
 def test_a_worker_killed_between_chunks_is_replaced_and_the_next_chunk_is_checked() -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.util
 import os
 import signal
 import threading
@@ -41,6 +42,7 @@ _lock = threading.Lock()
 _executor: ProcessPoolExecutor | None = None
 #: resources whose suites the current worker was asked to plan
 _planned: set[str] = set()
+_stop_registered = False
 
 
 def _exit_with_parent(sentinel: int) -> None:
@@ -58,21 +60,27 @@ def _serve() -> None:
 
 
 def _worker() -> ProcessPoolExecutor:
-    global _executor
+    global _executor, _stop_registered
     with _lock:
         if _executor is None:
             _executor = ProcessPoolExecutor(max_workers=1, initializer=_serve,
                                             mp_context=multiprocessing.get_context("spawn"))
             _planned.clear()
+            if not _stop_registered:
+                # before multiprocessing's exit joins this process's children: a process
+                # that is itself a multiprocessing child (Dagster's run worker) ends there,
+                # without the interpreter's own exit, where the executor would be shut down
+                multiprocessing.util.Finalize(None, stop, exitpriority=100)
+                _stop_registered = True
         return _executor
 
 
-def _discard(executor: ProcessPoolExecutor) -> None:
+def _discard(executor: ProcessPoolExecutor, *, wait: bool = False) -> None:
     global _executor
     with _lock:
         if _executor is executor:
             _executor = None
-    executor.shutdown(wait=False, cancel_futures=True)
+    executor.shutdown(wait=wait, cancel_futures=True)
 
 
 def prepare(resources: Iterable[str]) -> None:
@@ -127,8 +135,9 @@ def check_items(
 
 
 def stop() -> None:
-    """Stop the worker (a new one starts at the next call); for tests and clean exits."""
+    """Stop the worker and wait for it to exit (a new one starts at the next call): at the
+    process's exit, and for tests."""
     with _lock:
         executor = _executor
     if executor is not None:
-        _discard(executor)
+        _discard(executor, wait=True)

@@ -5,7 +5,7 @@ configuration names (``columns``, ``constants``, ``templates``, lines), so one s
 the resource of its name and this mapping only makes the values what the item model wants:
 
 - text ids from numbers (``17``, not ``17.0``); integers, amounts and flags from text or
-  numbers (``"1"``, ``"yes"``, ``0``); a single value where a list is wanted becomes a list
+  numbers (``"1"``, ``"yes"``, ``0``), by pydantic's lax mode (values.py); a single value where a list is wanted becomes a list
   of one (``group_ids: 3``), text like ``1,2`` or ``[1, 2]`` a list; empty text (a CSV
   cell) is a null except in a text field;
 - timestamps as ISO 8601 UTC with ``Z`` (the connector has already read naive ones in the
@@ -29,11 +29,10 @@ the resource of its name and this mapping only makes the values what the item mo
 
 from __future__ import annotations
 
-import math
 import types
 from collections.abc import Iterator, Mapping
 from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import cache
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
@@ -44,34 +43,13 @@ from pydantic.fields import FieldInfo
 from connectors.marketing.references import RESOURCE_ORDER
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.base import RawRecord
-from connectors.sources.exact import describe_undecodable, escape_undecodable, undecodable
 from pipelines.engine.mappings.base import Item, MappingContext, utc
+from pipelines.engine.mappings.values import Unfit, scalar
 
 #: streams are named after the resources they feed, reference data first (from the table
 #: of who refers to whom)
 STREAM_ORDER = RESOURCE_ORDER
-_TRUE = frozenset({"1", "true", "t", "yes", "y", "on"})
-_FALSE = frozenset({"0", "false", "f", "no", "n", "off"})
 Kind = tuple[str, Any]  # (kind, element kind or nested model)
-#: the integers the API takes (signed 64-bit), and the longest id made from a number
-MIN_INT, MAX_INT = -(2**63), 2**63 - 1
-MAX_ID_DIGITS = 191
-#: integers a float holds exactly, each apart from its neighbours
-EXACT_FLOAT = 2**53
-
-
-class Unfit(ValueError):
-    """A value the API cannot be given as the source holds it: the reason, and what to
-    show of the value in the quarantined item."""
-
-    def __init__(self, reason: str, shown: Any) -> None:
-        super().__init__(reason)
-        self.shown = shown
-
-
-def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else str(value)
-    return repr(text) if len(text) <= 40 else repr(text[:30]) + f"… ({len(text):,} characters)"
 
 
 def _validators(metadata: list[Any]) -> set[str]:
@@ -123,110 +101,6 @@ def fields_of(model: type[BaseModel]) -> dict[str, Kind]:
             for name, info in model.model_fields.items()}
 
 
-def _number(value: Any) -> Decimal | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float | Decimal):
-        return Decimal(str(value)) if isinstance(value, float) else Decimal(value)
-    if isinstance(value, str):
-        text = value.strip().replace(" ", "")
-        if not text.isascii():  # Decimal("١٢") is 12: another shop's 12 is not this one
-            if any(c.isdigit() and not c.isascii() for c in text):
-                raise Unfit(f"{_short(value)} is not a number in ASCII digits", value)
-            return None
-        try:
-            return Decimal(text)
-        except InvalidOperation:
-            return None
-    return None
-
-
-def _integral(number: Decimal | None, digits: int = MAX_ID_DIGITS) -> int | None:
-    """The whole number ``number`` is (None when it is not one); more than ``digits``
-    digits is refused before ``int()``, which would take ages on ``1e10000000``."""
-    if number is None or not number.is_finite() or number != number.to_integral_value():
-        return None
-    if number and number.adjusted() >= digits:
-        raise Unfit(f"{_short(number)} has more than {digits} digits", str(number))
-    return int(number)
-
-
-def _inexact_float(value: Any) -> bool:
-    return isinstance(value, float) and abs(value) > EXACT_FLOAT
-
-
-def _out_of_range(value: Any) -> Unfit:
-    return Unfit(f"{_short(value)} is beyond the range of the API's integers (signed 64-bit)",
-                 str(value))
-
-
-def _in_range(whole: int, value: Any) -> int:
-    if not MIN_INT <= whole <= MAX_INT:
-        raise _out_of_range(value)
-    return whole
-
-
-def _scalar(kind: str, value: Any) -> Any:
-    if value is None or (value == "" and kind != "str"):  # an empty CSV cell is a null
-        return None
-    if isinstance(value, str) and (found := undecodable(value)) is not None:
-        raise Unfit(describe_undecodable(found, "text"), escape_undecodable(value)[:200])
-    if _inexact_float(value) and kind in ("str", "int"):
-        raise Unfit(f"{value!r} is a floating-point number beyond 2^53, which holds no"
-                    " id or count exactly: keep it as an integer or text at the source",
-                    repr(value))
-    if kind == "str":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, float | Decimal):
-            whole = _integral(_number(value))
-            return str(whole) if whole is not None else str(value)
-        return str(value) if isinstance(value, int | str) else value
-    if kind == "int":
-        if isinstance(value, int) and not isinstance(value, bool):
-            return _in_range(value, value)
-        number = _number(value)
-        if number is not None and number.is_infinite():
-            raise Unfit(f"{_short(value)} is not a finite number", str(value))
-        if number is not None and number.is_finite() and number and number.adjusted() >= 19:
-            raise _out_of_range(value)  # 10^19 and beyond: never converted (1e10000000)
-        whole = _integral(number)
-        return _in_range(whole, value) if whole is not None else value
-    if kind == "float":
-        number = _number(value)
-        if number is not None:
-            as_float = float(number) if number.is_finite() else None
-            if as_float is None or not math.isfinite(as_float):
-                raise Unfit(f"{_short(value)} is not a finite number", str(value))
-            return as_float
-        return value
-    if kind == "bool":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int | Decimal) and value in (0, 1):
-            return bool(value)
-        text = str(value).strip().lower() if isinstance(value, str) else None
-        return True if text in _TRUE else False if text in _FALSE else value
-    if kind == "timestamp":
-        if isinstance(value, str):
-            try:
-                return utc(value.strip())
-            except ValueError:
-                return value
-            except OverflowError:
-                raise Unfit(f"{_short(value)} is past the range of dates (years 1 to 9999)"
-                            " once in UTC", value) from None
-        return value
-    if kind == "date":
-        if isinstance(value, str):
-            try:
-                return datetime.fromisoformat(value.strip()).date().isoformat()
-            except ValueError:
-                return value
-        return value.isoformat() if isinstance(value, date) else value
-    return value
-
-
 def _as_list(value: Any) -> Any:
     if isinstance(value, str):
         text = value.strip()
@@ -254,7 +128,7 @@ def coerce(kind: Kind, value: Any, problems: list[str] | None = None, where: str
         return [coerce(inner, v, problems, f"{where}[{i}]") for i, v in enumerate(items)] \
             if isinstance(items, list) else items
     try:
-        return _scalar(name, value)
+        return scalar(name, value)
     except Unfit as unfit:
         if problems is not None:
             problems.append(f"{where}: {unfit}" if where else str(unfit))

@@ -1,0 +1,137 @@
+"""What holds a mapped item back before it is sent: what the connector or the mapping said
+of it, the bounds (limits.py), JSON, the item model, then the resource's quality suite.
+A held item is quarantined with its reasons; the rest of its chunk flows on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from connectors.marketing.items import validate_item
+from pipelines.engine.diff import content_hash
+from pipelines.engine.limits import item_bounds, ledger_safe
+from pipelines.engine.mappings.base import MappedItem
+from pipelines.engine.quality import Held, HeldTally, QualityUnavailable, check_items
+from pipelines.engine.quality import held as holds
+from pipelines.engine.reasons import why
+from pipelines.engine.state import ItemStatus, Outcome, StateStore
+from pipelines.engine.stream_report import StreamReport
+
+#: ledger states whose content the API already has
+SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
+#: held back until the source changes the item: invalid, or refused too often
+HELD = frozenset({ItemStatus.QUARANTINED, ItemStatus.PARKED})
+
+#: items -> the ids the quality suite may take as known, by resource (None: no lines)
+Known = Callable[[list[MappedItem]], dict[str, set[str]] | None]
+
+
+def hash_of(mapped: MappedItem, unwritable: dict[str, str]) -> str:
+    """The item's content hash; for an item JSON cannot hold (an integer past 64 bits,
+    nesting past orjson's limit), the hash of what the ledger keeps of it, and the
+    reason in ``unwritable``."""
+    try:
+        return content_hash(mapped.item)
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        unwritable[mapped.key] = f"the item cannot be written as JSON: {why(exc)}"
+        return content_hash(ledger_safe(mapped.item))
+
+
+def problems(model: type[BaseModel], mapped: MappedItem, unwritable: str | None) -> Held | None:
+    """Why the item is held back, and by which stage's rules (None: it may be sent). A
+    connector that could not read a record, or a mapping that failed, says why; then
+    the bounds (limits.py), then the item model."""
+    if reasons := [str(r) for r in mapped.item.get("_errors") or ()]:
+        return holds.carried_errors(reasons, model.model_fields)
+    if bounds := item_bounds(mapped.item):
+        return holds.bounds_broken(bounds)
+    if unwritable is not None:
+        return holds.unwritable(unwritable)
+    try:
+        reasons = validate_item(model, mapped.item)
+    except Exception as exc:  # noqa: BLE001 - a validator that breaks holds one item back
+        reasons = [f"item: cannot be validated: {why(exc)}"]
+    return holds.model_refused(reasons) if reasons else None
+
+
+def check_quality(
+    resource: str,
+    items: list[MappedItem],
+    hashes: dict[str, str],
+    outcomes: list[Outcome],
+    report: StreamReport,
+    tally: HeldTally,
+    known_products: Known,
+) -> list[MappedItem]:
+    """Run the resource's quality suite; quarantine the items breaking a blocking rule
+    (with the rules' names as reasons) and return the others. An item the suite cannot
+    run on is held back too, and counted in ``tally``."""
+    if not items:
+        return items
+    known = known_products(items)
+    failures: dict[str, list[str]] = {}
+    try:
+        quality = check_items(resource, [(m.key, m.item) for m in items],
+                              known=known, after_models=True)
+        report.quality.setdefault(resource, []).append(quality)
+        failures = {key: quality.reasons(key) for key in quality.failures}
+    except QualityUnavailable:  # the checks' process, not an item: the sync stops
+        raise
+    except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
+        for mapped in items:
+            try:
+                single = check_items(resource, [(mapped.key, mapped.item)], known=known,
+                                     after_models=True)
+            except Exception as exc:  # noqa: BLE001
+                crashed = holds.suite_crashed(f"quality: the checks cannot run on this"
+                                              f" item: {why(exc)}")
+                tally.add(mapped.key, crashed)
+                failures[mapped.key] = crashed.reasons
+                continue
+            report.quality.setdefault(resource, []).append(single)
+            if mapped.key in single.failures:
+                failures[mapped.key] = single.reasons(mapped.key)
+    if not failures:
+        return items
+    kept = []
+    for mapped in items:
+        if mapped.key in failures:
+            report.add(resource, "quarantined")
+            outcomes.append(Outcome(mapped.key, hashes[mapped.key], ItemStatus.QUARANTINED,
+                                    mapped.source_record_id, failures[mapped.key],
+                                    mapped.item, mapped.changed_at))
+        else:
+            kept.append(mapped)
+    return kept
+
+
+class KnownProducts:
+    """The ids of the products items' lines refer to that the ledger holds as sent (for the
+    "lines refer to known products" rule); each product key is looked up once per run."""
+
+    def __init__(self, state: StateStore, source: str, lang: str) -> None:
+        self.state = state
+        self.source = source
+        self.lang = lang
+        self._known: set[str] = set()
+        self._looked_up: set[str] = set()
+
+    def __call__(self, items: list[MappedItem]) -> dict[str, set[str]] | None:
+        """None for items without lines."""
+        wanted: set[str] = set()
+        for mapped in items:
+            lines = mapped.item.get("products")
+            if not isinstance(lines, list):
+                continue
+            langs = {mapped.item.get("lang") or self.lang, self.lang}
+            wanted.update(f"{line.get('product_id')}|{lang}" for line in lines
+                          if isinstance(line, dict) for lang in langs)
+        if not wanted:
+            return None
+        if missing := wanted - self._looked_up:
+            found = self.state.ledger(self.source, "products", sorted(missing))
+            self._known.update(key.split("|", 1)[0] for key, entry in found.items()
+                               if entry.status in SETTLED)
+            self._looked_up |= missing
+        return {"products": self._known}

@@ -1,0 +1,248 @@
+"""The configuration's models: the destination, each source (its connection, data source,
+mapping overrides and tuning), reconciliation, alerts, and the whole file."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from pipelines.engine.config.checks import (
+    at_most_one,
+    callable_problem,
+    database_url,
+    env_var_name,
+    secure_address,
+)
+from pipelines.engine.config.cron import cron_schedule
+from pipelines.engine.config.errors import ConfigError
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+
+class Destination(_Model):
+    base_url: str = "http://127.0.0.1:8787/v1"
+    api_key_env: str = "SHOPSYNC_API_KEY"
+    kpi_api_key_env: str | None = None
+    #: the spec lets clients write carts; a deployment whose service exposes carts read-only
+    #: turns this off (orders still carry cart_id and cart_updated_at)
+    write_carts: bool = True
+    #: a sync stops when the API has answered no request (network errors, 5xx) for this
+    #: long: it is taken as down, and the run ends saying so instead of retrying on and on
+    down_after_seconds: float = Field(default=60.0, gt=0, le=3600)
+
+    _check_key_env = field_validator("api_key_env", "kpi_api_key_env")(
+        lambda cls, v, info: v if v is None else env_var_name(v, info)
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _v1(cls, value: str) -> str:
+        secure_address(value, carrying="the API key travels", label="base_url")
+        if not value.rstrip("/").endswith("/v1"):
+            raise ValueError("must end with the API version prefix /v1 (like https://…/v1)")
+        return value.rstrip("/")
+
+
+class Connection(_Model):
+    """How to reach a source. Which fields a platform needs is its own to say (see
+    ``pipelines/engine/platforms/``): an address (``url``, or ``url_env`` when the URL holds
+    a password, or ``path`` for a folder), secrets by environment variable name, and
+    platform ``options`` and per-stream definitions (``streams``) where it takes them."""
+
+    url: str | None = None
+    url_env: str | None = None
+    path: str | None = None
+    key_env: str | None = None
+    secret_env: str | None = None
+    token_env: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    streams: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    _check_env = field_validator("url_env", "key_env", "secret_env", "token_env")(
+        lambda cls, v, info: v if v is None else env_var_name(v, info)
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _trim(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value else value
+
+
+class DataSourceRef(_Model):
+    """The target data source: an id, or a label found (or created) through the API."""
+
+    id: int | None = None
+    label: str | None = None
+    type: str = "api"
+
+    @model_validator(mode="after")
+    def _one(self) -> DataSourceRef:
+        if (self.id is None) == (self.label is None):
+            raise ValueError("give exactly one of `id` or `label`")
+        return self
+
+
+class ResourceMapping(_Model):
+    """Overrides of a platform's default mapping for one target resource."""
+
+    set: dict[str, Any] = Field(default_factory=dict)
+    rename: dict[str, str] = Field(default_factory=dict)
+    callable: str | None = None
+
+    @field_validator("callable")
+    @classmethod
+    def _dotted(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        if not re.fullmatch(r"[\w.]+:[\w.]+", value):
+            raise ValueError("must be `package.module:function`")
+        why = callable_problem(value)
+        if why:
+            raise ValueError(why)
+        return value
+
+
+class Tuning(_Model):
+    concurrency: int = Field(default=8, ge=1, le=64)
+    min_concurrency: int = Field(default=1, ge=1)
+    page_size: int = Field(default=100, ge=1, le=100)
+    #: items gathered before a push and a checkpoint: the most a crash makes re-read
+    chunk_items: int = Field(default=2000, ge=1, le=100_000)
+    #: sends of an item the API keeps rejecting before it is parked for a person
+    max_rejected_attempts: int = Field(default=3, ge=1, le=100)
+    #: seconds a sync reads each chunk's accepted items back (beside the sync; the last chunk's
+    #: read-backs add up to this to the run) to measure their visibility lag finely; 0: off
+    probe_seconds: float = Field(default=0, ge=0, le=60)
+
+
+class Source(_Model):
+    name: str
+    platform: str
+    connection: Connection
+    data_source: DataSourceRef = DataSourceRef(label="shopsync")
+    resources: list[str] = Field(default_factory=lambda: ["all"])
+    schedule: str | None = "*/15 * * * *"
+    history_start: date | None = None
+    lookback_seconds: int = Field(default=300, ge=0)
+    lang: str = "en"
+    currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
+    mapping: dict[str, ResourceMapping] = Field(default_factory=dict)
+    tuning: Tuning = Tuning()
+
+    @field_validator("platform")
+    @classmethod
+    def _known_platform(cls, value: str) -> str:
+        from pipelines.engine.platforms import names
+
+        if value not in names():
+            raise ValueError(f"unknown platform {value!r}; use one of: {', '.join(names())}")
+        return value
+
+    _check_schedule = field_validator("schedule")(lambda cls, v: cron_schedule(v))
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError(
+                "must be lowercase letters, digits and _ (it names Dagster assets), like my_shop"
+            )
+        return value
+
+
+class Reconciliation(_Model):
+    """When accepted items are read back, and how patient to be with them."""
+
+    schedule: str = "*/5 * * * *"
+    _check_schedule = field_validator("schedule")(lambda cls, v: cron_schedule(v))
+    deadline_seconds: float = Field(default=600, ge=0)
+    max_resends: int = Field(default=3, ge=0, le=20)
+    #: the window of change time (ending now) whose completeness each run checks at the source
+    completeness_hours: float = Field(default=24, gt=0, le=24 * 31)
+    #: items per resource that each scheduled run re-reads among those the ledger holds as
+    #: visible (the longest unchecked first, so runs cover everything in turn); ``all`` for
+    #: every item each run, 0 for none
+    audit_sample: Annotated[int, Field(ge=0)] | Literal["all"] = 500
+    #: days each item's story (``shopsync trace``) is kept: each run deletes the older
+    #: events; an item's ledger row, its state and last moments, is kept whatever its age
+    keep_events_days: float = Field(default=90, gt=0)
+
+
+class Alerts(_Model):
+    """Where a person hears about trouble: always the logs, and a webhook when given."""
+
+    webhook_url: str | None = None
+    #: the environment variable holding the webhook's address instead (one with a token in it)
+    webhook_url_env: str | None = None
+    #: share of a run's pushed items rejected above which a rejection spike is reported
+    max_rejection_rate: float = Field(default=0.05, ge=0, le=1)
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _https(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        return secure_address(value, carrying="the alerts, which name your sources and items, travel",
+                    label="webhook_url")
+
+    _check_env = field_validator("webhook_url_env")(
+        lambda cls, v, info: v if v is None else env_var_name(v, info))
+    _one = model_validator(mode="after")(lambda self: at_most_one(self, "webhook_url"))
+
+
+
+class Config(_Model):
+    destination: Destination = Destination()
+    state_url: str | None = None
+    #: the environment variable holding ``state_url`` instead (a URL with a password)
+    state_url_env: str | None = None
+    reconciliation: Reconciliation = Reconciliation()
+    alerts: Alerts = Alerts()
+    #: whether the schedules (syncs, reconciliation) and the alert sensors run as soon as
+    #: the code location loads (on, as the README promises), or start stopped (off: a
+    #: person turns them on in the UI — for a staging copy of a production configuration)
+    automation: bool = True
+    sources: list[Source] = Field(min_length=1)
+
+    _check_state_url = field_validator("state_url")(lambda cls, v: v if v is None else database_url(v))
+    _check_state_env = field_validator("state_url_env")(
+        lambda cls, v, info: v if v is None else env_var_name(v, info))
+    _one_state_url = model_validator(mode="after")(lambda self: at_most_one(self, "state_url"))
+
+    @model_validator(mode="after")
+    def _unique(self) -> Config:
+        names = [s.name for s in self.sources]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"source names must be unique; repeated: {', '.join(dupes)}")
+        return self
+
+    def state_url_in(self, env: Mapping[str, str]) -> str | None:
+        """The state database's URL: from the variable ``state_url_env`` names, else
+        ``state_url`` (None: the default)."""
+        if self.state_url_env is None:
+            return self.state_url
+        value = env.get(self.state_url_env)
+        if not value:
+            raise ConfigError([f"state_url_env: the environment variable {self.state_url_env}"
+                               " is not set — export it"])
+        try:
+            return database_url(value)
+        except ValueError as exc:
+            raise ConfigError([f"state_url_env: {self.state_url_env}: {exc}"]) from None
+
+    def source(self, name: str) -> Source:
+        for source in self.sources:
+            if source.name == name:
+                return source
+        raise ConfigError([f"no source named {name!r}; known: "
+                           + ", ".join(s.name for s in self.sources)])

@@ -44,9 +44,9 @@ def friendly_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except SyncStopped as exc:  # the one message: why, that nothing is lost, where next
-            interrupted = exc.why == "interrupted"
-            click.echo(str(exc) if interrupted else f"error: {exc}", err=True)
-            sys.exit(EXIT_INTERRUPTED if interrupted else EXIT_DESTINATION_DOWN)
+            click.echo(f"error: {exc}" if exc.why == "destination down" else str(exc), err=True)
+            sys.exit(EXIT_DESTINATION_DOWN if exc.why == "destination down"
+                     else EXIT_INTERRUPTED)
         except DestinationDown as exc:
             click.echo(f"error: destination down: {exc}", err=True)
             sys.exit(EXIT_DESTINATION_DOWN)

@@ -12,7 +12,7 @@ from connectors.marketing.items import validate_item
 from pipelines.engine.diff import content_hash
 from pipelines.engine.limits import item_bounds, ledger_safe
 from pipelines.engine.mappings.base import MappedItem
-from pipelines.engine.quality import Held, HeldTally, QualityUnavailable, check_items
+from pipelines.engine.quality import Held, HeldTally, check_items
 from pipelines.engine.quality import held as holds
 from pipelines.engine.reasons import why
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
@@ -76,8 +76,6 @@ def check_quality(
                               known=known, after_models=True)
         report.quality.setdefault(resource, []).append(quality)
         failures = {key: quality.reasons(key) for key in quality.failures}
-    except QualityUnavailable:  # the checks' process, not an item: the sync stops
-        raise
     except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
         for mapped in items:
             try:

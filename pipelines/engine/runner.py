@@ -30,7 +30,7 @@ from pipelines.engine.deletions import (
 from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.platforms import platform
-from pipelines.engine.quality import QualityUnavailable, prepare
+from pipelines.engine.quality.check import prepare
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.state import ItemStatus, StateStore
@@ -145,8 +145,8 @@ class SourceRunner:
                                     f" its streams: {', '.join(plan)}")])
             plan = {s: r for s, r in plan.items() if s in streams}
         reports = []
-        # the quality worker imports GX and plans every step's suites (at the first step of
-        # a run) while the connections open and the first pages arrive
+        # GX imports while the connections open and the first pages arrive: every step's
+        # suites at the first step of a run
         prepare([r for rs in self.plan().values() for r in rs])
         async with AsyncExitStack() as stack:
             connector = open_connector(self.source, self.env)
@@ -178,10 +178,6 @@ class SourceRunner:
                 resume = self.resume_points(plan) if window is None else None
                 raise SyncStopped.destination_down(exc, self.source.name, stream,
                                                    resume) from None
-            except QualityUnavailable as exc:
-                resume = self.resume_points(plan) if window is None else None
-                raise SyncStopped("quality checks unavailable", str(exc), self.source.name,
-                                  stream, resume) from None
         return reports
 
     def resume_points(self, plan: Mapping[str, object] | None = None) -> dict[str, Resume]:

@@ -14,7 +14,7 @@ from typing import Literal
 from connectors.marketing.errors import DestinationDown
 from connectors.sources.base import Position
 
-Why = Literal["destination down", "interrupted", "quality checks unavailable"]
+Why = Literal["destination down", "interrupted"]
 #: where a stream's next run starts: after a cursor, from its beginning (None), or "whole"
 #: for a stream read whole every run
 Resume = Position | Literal["whole"] | None

@@ -25,11 +25,11 @@ from pipelines.engine.quality import (
     HeldTally,
     QualityReport,
     check,
+    check_items,
     rules_markdown,
     summarize,
 )
 from pipelines.engine.quality import held as held_rules
-from pipelines.engine.quality.check import check_items  # the suites, in this process
 from pipelines.engine.quality.plan import reference
 from pipelines.engine.quality.suites import (
     CURRENCIES,
@@ -142,13 +142,16 @@ def test_valid_items_pass_every_rule(resource: str) -> None:
     assert report.rows == 4
 
 
-def test_suites_are_planned_once_and_the_checks_use_those_plans() -> None:
+def test_suites_prepared_in_the_background_are_the_ones_the_checks_use() -> None:
     resources = sorted(SYNC_RESOURCES)
-    check.plan(resources)
-    plans = {r: check._compile(r, True) for r in resources}
-    report = check_items("orders", keyed(valid("orders", 2)), known=KNOWN, after_models=True)
-    check.plan(resources)  # again: nothing planned twice
+    preparing = check.prepare(resources)  # None: this process planned them already
+    report = check_items("orders", keyed(valid("orders", 2)), known=KNOWN)  # meanwhile
+    if preparing is not None:
+        preparing.join(timeout=120)
+        assert not preparing.is_alive()
     assert report.failures == {} and report.rows == 2
+    plans = {r: check._compile(r, True) for r in resources}
+    assert check.prepare(resources) is None  # again: nothing planned twice
     assert all(check._compile(r, True) is plans[r] for r in resources)
 
 
@@ -442,3 +445,28 @@ def test_held_rows_and_checked_rows_add_up_in_one_summary() -> None:
 
 def test_a_chunk_without_held_rows_adds_no_report() -> None:
     assert HeldTally("orders").report() is None
+
+
+#: run in a fresh interpreter: what is imported when ``prepare`` returns, before its thread ends
+_FRESH_PREPARE = """
+import sys
+from pipelines.engine.quality.check import SHARED_WITH_GX, prepare
+thread = prepare(["orders"])
+whole = [name for name in SHARED_WITH_GX
+         if name in sys.modules and not getattr(sys.modules[name].__spec__, "_initializing", False)]
+import sqlalchemy.orm.exc
+print(thread is not None, whole == list(SHARED_WITH_GX), hasattr(sqlalchemy.orm.exc, "UnmappedClassError"))
+thread.join()
+"""
+
+
+def test_the_packages_the_gx_import_shares_are_whole_before_its_thread_starts():
+    # other threads use them while GX imports in its own: half-imported, they fail there
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-c", _FRESH_PREPARE], capture_output=True,
+                          text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+
+    assert done.stdout.split() == ["True", "True", "True"], done.stderr

@@ -12,7 +12,7 @@ the frame under the plan's batch id, has GX resolve the union of the chosen step
 graphs (one pass over the data, metrics shared between rules computed once), and has each
 expectation judge its metrics with ``Expectation._validate`` — what GX's own validator calls.
 These are the building blocks of GX's ``Validator.graph_validate`` (GX 1.x, pinned below 2);
-``tests/engine/test_quality.py`` compares a plan's findings with ``batch.validate``'s rule by
+``tests/engine/test_quality_plan.py`` compares a plan's findings with ``batch.validate``'s rule by
 rule on every suite, so a GX release that changes them fails there. A metric that raises is
 reported on the rules that need it, as GX does, with its message.
 

@@ -1,11 +1,9 @@
-"""shops.yaml: a good file loads; a bad one gets one message per problem, with the fix;
-``check-config`` finds what the file points at that does not work, before a run does."""
+"""shops.yaml: a good file loads; a bad one (or one that cannot be read) gets one message
+per problem, with the fix.
+"""
 
 from __future__ import annotations
 
-import logging
-import socket
-import stat
 import subprocess
 import sys
 import textwrap
@@ -13,55 +11,10 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from assets.alerts import deliver
 from pipelines.cli import main
 from pipelines.engine.config import ConfigError, load_config
 from pipelines.engine.runner import selected_resources
-from pipelines.engine.state import StateStore
-
-GOOD = """
-destination:
-  base_url: https://api.example.com/v1
-  api_key_env: MARKETING_API_KEY
-state_url: sqlite:///state.db
-sources:
-  - name: eu_shop
-    platform: woocommerce
-    connection: {url: https://shop.example.com, key_env: WC_KEY, secret_env: WC_SECRET}
-    data_source: {label: WooCommerce EU}
-    resources: [orders, customers]
-    schedule: "*/10 * * * *"
-    history_start: 2024-06-01
-    mapping:
-      customers: {set: {is_opt_in: true}, rename: {phone_number: billing.phone}}
-"""
-
-
-#: a source whose configuration defines its streams: customers and orders, no others
-DEFINED = """
-sources:
-  - name: own
-    platform: {platform}
-    connection:
-      {where}
-      streams:
-        customers: {{{table}key: id, columns: {{customer_id: id, email: email}}}}
-        orders: {{{table}key: id, columns: {{order_id: id}}}}
-"""
-WHERE = {"sql": ("url: sqlite:////data/shop.db", "table: t, "),
-         "files": ("path: /data/drop", "")}
-
-
-def defined(platform: str, resources: str | None = None) -> str:
-    where, table = WHERE[platform]
-    text = DEFINED.format(platform=platform, where=where, table=table)
-    return text if resources is None else text + f"    resources: {resources}\n"
-
-
-def write(tmp_path, text):
-    path = tmp_path / "shops.yaml"
-    path.write_text(textwrap.dedent(text))
-    return path
+from tests.engine.config_support import GOOD, defined, write
 
 
 def test_a_good_file_loads(tmp_path):
@@ -276,136 +229,3 @@ def test_a_folder_in_place_of_the_file_is_named(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path)
     assert caught.value.problems == [f"file: cannot read {tmp_path}: Is a directory"]
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def checkable(sandbox, fresh_key, tmp_path):
-    """A file whose destination is the sandbox and whose source is a file drop that exists;
-    ``check(...)`` runs check-config on it with the state database and data source given."""
-    (tmp_path / "drop" / "orders").mkdir(parents=True)
-    env = {"CHECK_API_KEY": fresh_key()}
-
-    def check(state_url=f"sqlite:///{tmp_path / 'state.db'}", data_source="{label: Drop}"):
-        path = write(tmp_path, f"""
-            destination: {{base_url: "{sandbox.base_url}", api_key_env: CHECK_API_KEY}}
-            state_url: {state_url}
-            sources:
-              - name: drop
-                platform: files
-                connection:
-                  path: {tmp_path / 'drop'}
-                  streams: {{orders: {{key: id, columns: {{order_id: id}}}}}}
-                data_source: {data_source}
-            """)
-        return CliRunner().invoke(main, ["check-config", "--config", str(path), "--timeout", "10"],
-                                  env=env)
-
-    return check
-
-
-def test_check_config_confirms_the_state_database_the_destination_and_the_sources(checkable):
-    result = checkable()
-
-    assert result.exit_code == 0, result.output
-    assert "ok    state database sqlite:///" in result.output
-    assert "ok    destination http://" in result.output
-    assert "ok    source drop: data source 'Drop' is created on the first sync" in result.output
-    assert "ok    source drop (files " in result.output
-
-
-def test_check_config_says_when_the_data_source_id_does_not_exist(checkable):
-    result = checkable(data_source="{id: 7}")
-
-    assert result.exit_code == 1
-    assert ("FAIL  source drop: sources[0].data_source.id: no data source 7 at the destination;"
-            " it has: ") in result.output
-
-
-def test_check_config_opens_the_state_database(checkable, tmp_path):
-    port = closed_port()
-    unreachable = checkable(state_url=f"postgresql+psycopg://shopsync:pw@127.0.0.1:{port}/state")
-    (tmp_path / "file").write_text("")
-    not_a_folder = checkable(state_url=f"sqlite:///{tmp_path / 'file' / 'state.db'}")
-
-    assert unreachable.exit_code == 1
-    assert (f"FAIL  state database: state_url postgresql+psycopg://shopsync:***@127.0.0.1:{port}"
-            "/state") in unreachable.output
-    assert "Connection refused" in unreachable.output
-    assert ":pw@" not in unreachable.output
-    assert not_a_folder.exit_code == 1
-    assert "FAIL  state database: state_url sqlite:///" in not_a_folder.output
-
-
-def test_check_config_bounds_each_connection_in_time(tmp_path):
-    dead = f"http://127.0.0.1:{closed_port()}/v1"
-    path = write(tmp_path, f"""
-        destination: {{base_url: "{dead}", api_key_env: K}}
-        state_url: sqlite:///{tmp_path / 'state.db'}
-        sources:
-          - name: drop
-            platform: files
-            connection:
-              path: {tmp_path}
-              streams: {{orders: {{key: id, columns: {{order_id: id}}}}}}
-        """)
-    result = CliRunner().invoke(main, ["check-config", "--config", str(path), "--timeout", "0.2"],
-                                env={"K": "sandbox1.shopsync-local-key"})
-
-    assert result.exit_code == 1
-    assert (f"FAIL  destination: destination.base_url ({dead}): no answer within 0.2 s"
-            in result.output)
-
-
-def test_the_state_database_is_created_readable_by_its_owner_only(tmp_path):
-    folder = tmp_path / "home" / "shopsync"
-    store = StateStore(f"sqlite:///{folder / 'state.db'}")
-    store.record("s", "orders", [])  # a write: the journal files exist while it is open
-    try:
-        modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in folder.iterdir()}
-    finally:
-        store.close()
-
-    assert modes["state.db"] == 0o600
-    assert set(modes.values()) == {0o600}
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
-    assert stat.S_IMODE((tmp_path / "home").stat().st_mode) == 0o700
-
-
-def test_an_alert_is_never_posted_to_plain_http_off_loopback(caplog):
-    with caplog.at_level(logging.WARNING):
-        deliver(["3 items parked"], "http://localhost.evil.example/hook", logging.getLogger("t"))
-
-    assert ("the alert was not posted: webhook_url 'http://localhost.evil.example/hook' must use"
-            " https") in caplog.text
-
-
-@pytest.mark.parametrize("command", [["sandbox"], ["fake-shop", "woocommerce"]])
-def test_a_busy_port_is_one_line_naming_the_option(command):
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
-        port = busy.getsockname()[1]
-        result = CliRunner().invoke(main, [*command, "--port", str(port)])
-
-    assert result.exit_code == 1
-    assert result.output == (f"Error: port {port} on 127.0.0.1 is already in use: pick another"
-                             " with --port (0: any free port), or stop what listens there\n")
-
-
-def test_a_command_whose_state_database_cannot_be_opened_says_so_in_one_line(tmp_path):
-    port = closed_port()
-    path = write(tmp_path, GOOD.replace(
-        "state_url: sqlite:///state.db",
-        f"state_url: postgresql+psycopg://shopsync:pw@127.0.0.1:{port}/state"))
-    result = CliRunner().invoke(main, ["status", "--config", str(path)])
-
-    assert result.exit_code == 1
-    assert result.output.startswith("error: the state database (state_url): connection failed")
-    assert len(result.output.splitlines()) == 1
-    assert "pw" not in result.output

@@ -16,9 +16,10 @@ import dagster as dg
 from assets.window import describe
 from connectors.sources.base import Position
 from pipelines.engine.config import Source
+from pipelines.engine.plan import Window
 from pipelines.engine.report import top_reasons
 from pipelines.engine.state import ItemStatus, StateStore
-from pipelines.engine.sync import StreamReport, Window
+from pipelines.engine.stream_report import StreamReport
 
 #: this run's counts, in the order an item meets them
 RUN_COUNTS = ("extracted", "unchanged", "pushed", "accepted", "rejected", "quarantined",

@@ -27,7 +27,7 @@ from pipelines.engine.config import Config, Source
 from pipelines.engine.quality import rules_markdown, summarize
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.stopped import SyncStopped, resume_text
-from pipelines.engine.sync import StreamReport
+from pipelines.engine.stream_report import StreamReport
 
 #: the quality check is an ERROR (not a WARN) when one blocking rule held back more than
 #: this share of the rows checked, and at least QUALITY_ERROR_MIN_ROWS rows: the rows are

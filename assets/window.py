@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 import dagster as dg
 
-from pipelines.engine.sync import Window
+from pipelines.engine.plan import Window
 
 WINDOW_KEY = "sync_window"
 

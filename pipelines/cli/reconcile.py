@@ -125,7 +125,7 @@ def reconcile(config_path: str | None, sources: tuple[str, ...], deadline: float
 
 
 def _show(out: dict[str, SourceCheck]) -> None:
-    from pipelines.engine.reconcile import describe_lag
+    from pipelines.engine.lag import describe_lag
 
     columns = ("checked", "visible", "waiting", "resent", "parked", "unchecked")
     audited = ("checked", "missing", "different", "resent", "unchecked")

@@ -174,8 +174,8 @@ def backfill(config_path: str | None, source: str, resources: tuple[str, ...], s
              end: str, as_json: bool) -> None:
     """Re-read a window of change time and push what changed, leaving the cursor alone."""
     from pipelines.engine.config import ConfigError
+    from pipelines.engine.plan import Window
     from pipelines.engine.runner import SourceRunner
-    from pipelines.engine.sync import Window
 
     first, last = _day(start), _day(end)
     if last < first:

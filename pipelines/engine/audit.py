@@ -26,10 +26,11 @@ from connectors.marketing.errors import MarketingApiError
 from connectors.sources.base import SourceError
 from pipelines.engine.config import ConfigError
 from pipelines.engine.destination import resolve_data_source
-from pipelines.engine.reconcile import PAGE, Reader
+from pipelines.engine.plan import Window
+from pipelines.engine.read_back import PAGE, Reader
 from pipelines.engine.runner import SourceRunner, open_client
 from pipelines.engine.state import ItemStatus, LedgerEntry
-from pipelines.engine.sync import StreamReport, Window
+from pipelines.engine.stream_report import StreamReport
 
 #: the start of a window that holds every change time: a full refresh, not a backfill
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -40,21 +40,13 @@ from connectors.marketing.client import MarketingClient
 from pipelines.engine.clock import Clock, wall_clock
 from pipelines.engine.lag import (
     VisibilityLag,
-    describe_lag,
     measured_finely,
     percentile,
     seconds_between,
-    seconds_text,
 )
-from pipelines.engine.probe import PROBE_FIRST, VisibilityProbe
 from pipelines.engine.read_back import PAGE, Reader, shown_as_sent
 from pipelines.engine.send import send
 from pipelines.engine.state import ItemStatus, LedgerEntry, Outcome, StateStore
-
-#: what callers import from here, though it lives beside
-__all__ = ["PAGE", "PROBE_FIRST", "ReconcileReport", "Reconciler", "Reader", "ResourceCheck",
-           "VisibilityLag", "VisibilityProbe", "describe_lag", "measured_finely",
-           "seconds_text"]
 
 #: pages in a row whose every read failed, after which the destination is taken to be down
 FAILING_PAGES = 2

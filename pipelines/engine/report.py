@@ -9,7 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipelines.engine.reconcile import describe_lag
+from pipelines.engine.lag import describe_lag
 from pipelines.engine.state import ItemStatus, StateStore
 
 STATES = ("accepted", "visible", "rejected", "quarantined", "failed", "parked", "deleted")

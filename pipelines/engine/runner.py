@@ -15,6 +15,7 @@ from connectors.marketing.client import MarketingClient
 from connectors.marketing.errors import DestinationDown, MarketingApiError
 from connectors.marketing.references import stream_order
 from connectors.sources.base import SourceConnector, SourceError
+from pipelines.engine.clock import Clock, wall_clock
 from pipelines.engine.completeness import (
     StreamCompleteness,
     completeness,
@@ -29,20 +30,15 @@ from pipelines.engine.deletions import (
 )
 from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.mappings import mapping_for
+from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms import platform
 from pipelines.engine.quality.check import prepare
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.stopped import Resume, SyncStopped
-from pipelines.engine.sync import (
-    SETTLE,
-    Clock,
-    StreamReport,
-    StreamSync,
-    Window,
-    wall_clock,
-)
+from pipelines.engine.stream_report import StreamReport
+from pipelines.engine.sync import StreamSync
 
 Env = Mapping[str, str]
 

@@ -31,18 +31,14 @@ from pipelines.engine.mappings.base import (
     PlatformMapping,
     map_record,
 )
-from pipelines.engine.plan import SETTLE, ReadPlan, Window, plan_read
+from pipelines.engine.plan import ReadPlan, Window, plan_read
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally
 from pipelines.engine.quality import held as holds
 from pipelines.engine.reasons import why
-from pipelines.engine.send import ledger_key, send
+from pipelines.engine.send import send
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
-from pipelines.engine.stream_report import COUNTS, SAMPLES_PER_RESOURCE, StreamReport
-
-#: what callers import from here, though it lives beside
-__all__ = ["COUNTS", "HELD", "SETTLE", "SETTLED", "Clock", "ReadPlan", "StreamReport",
-           "StreamSync", "Window", "ledger_key", "wall_clock", "why"]
+from pipelines.engine.stream_report import SAMPLES_PER_RESOURCE, StreamReport
 
 
 class StreamSync:

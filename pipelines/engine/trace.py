@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pipelines.engine.reconcile import describe_lag, seconds_text
+from pipelines.engine.lag import describe_lag, seconds_text
 from pipelines.engine.state import EventKind, ItemEvent, ItemStatus, LedgerEntry, StateStore
 
 #: how an event reconstructed from the ledger row is labelled

@@ -22,7 +22,8 @@ from fastapi.responses import JSONResponse
 
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.limits import APPLY_SLICE, MAX_INT, json_problems
-from sandbox.marketing.listing import ListQuery, run_list_query
+from sandbox.marketing.listing import run_list_query
+from sandbox.marketing.listing_parse import ListQuery
 from sandbox.marketing.matching import Record
 from sandbox.marketing.settings import GENERAL_KEY_PATTERN, KPI_KEY_PATTERN
 from sandbox.marketing.spec.query import OrderBy

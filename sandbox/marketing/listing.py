@@ -1,6 +1,6 @@
 """The sandbox's listing engine: filter, sort, paginate and project records, and wrap a
 page in the List envelope. Reading the listing parameters into a ``ListQuery`` is
-``listing_parse.py``'s job (re-exported here).
+``listing_parse.py``'s job.
 
 Filter semantics (record value ``r``, filter values ``v``):
 
@@ -40,24 +40,10 @@ from typing import Any
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.limits import LISTING_SLICE_SECONDS, LISTING_WORK_SECONDS
 from sandbox.marketing.listing_parse import (
-    EVENT_SETTINGS_KEYS,
     ListQuery,
-    parse_event_settings,
-    parse_list_query,
 )
 from sandbox.marketing.matching import Record, filter_predicate, sort_key
 from sandbox.marketing.spec.query import OrderBy
-
-__all__ = [
-    "EVENT_SETTINGS_KEYS",
-    "ListQuery",
-    "apply_list_query",
-    "run_list_query",
-    "list_envelope",
-    "parse_event_settings",
-    "parse_list_query",
-    "record_filter",
-]
 
 
 def apply_list_query(

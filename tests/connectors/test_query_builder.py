@@ -93,7 +93,7 @@ def test_json_encoding_is_one_object_per_repeated_parameter():
 
 @pytest.mark.parametrize("encoding", ["brackets", "json"])
 def test_the_sandbox_parser_reads_back_the_same_query(encoding):
-    from sandbox.marketing.listing import parse_list_query
+    from sandbox.marketing.listing_parse import parse_list_query
 
     raw = urlencode(FULL.to_params(encoding))
     decoded = qs_codec.decode(raw, qs_codec.DecodeOptions(list_limit=1000, depth=5))

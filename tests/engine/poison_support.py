@@ -17,8 +17,9 @@ import orjson
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from pipelines.engine.plan import SETTLE
 from pipelines.engine.state import ItemStatus, LedgerEntry
-from pipelines.engine.sync import SETTLE, StreamReport
+from pipelines.engine.stream_report import StreamReport
 from tests.engine.support import EngineSetup
 
 #: seconds one run may take, far above what it takes (a second or two): only a hang fails

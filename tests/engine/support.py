@@ -22,7 +22,7 @@ from pipelines.engine.config import Config, parse_config
 from pipelines.engine.mappings.base import Item, MappingContext, PlatformMapping
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
-from pipelines.engine.sync import StreamReport
+from pipelines.engine.stream_report import StreamReport
 
 
 @dataclass

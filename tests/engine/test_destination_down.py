@@ -24,7 +24,7 @@ from pipelines.engine.mappings.base import MappingContext
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.stopped import SyncStopped
-from pipelines.engine.sync import StreamReport
+from pipelines.engine.stream_report import StreamReport
 from sandbox.marketing.settings import DEFAULT_KEY
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
 from tests.engine.support import (

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pipelines.engine.sync import SETTLE
+from pipelines.engine.plan import SETTLE
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
 from tests.engine.poison_support import (
     EDGE_INTS,

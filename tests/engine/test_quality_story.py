@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
+from pipelines.engine.plan import SETTLE
 from pipelines.engine.quality import rules_markdown, summarize
 from pipelines.engine.quality.held import UNREADABLE
 from pipelines.engine.state import ItemStatus
-from pipelines.engine.sync import SETTLE
 from sandbox.shops.files.config import STREAMS, TIMEZONE
 from sandbox.shops.files.drop import BROKEN_JSON, Drop, order_export, touch_time, write_drop
 from sandbox.shops.sql.data import BAD_EMAIL, generate

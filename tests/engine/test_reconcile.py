@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from pipelines.engine.config import parse_config
+from pipelines.engine.plan import SETTLE
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore
-from pipelines.engine.sync import SETTLE
 from sandbox.shops.woocommerce.launch import start_in_thread
 from tests.engine.support import MovableClock
 
@@ -169,7 +169,7 @@ def test_completeness_in_a_window_of_change_time_names_a_record_not_synced_yet(
 ):
     from datetime import UTC, datetime
 
-    from pipelines.engine.sync import Window
+    from pipelines.engine.plan import Window
 
     shop = start_in_thread("--orders", "30", "--customers", "5", "--products", "3")
     try:

@@ -9,7 +9,7 @@ from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 
 from pipelines.engine.state import ItemStatus, StateStore
-from pipelines.engine.state.store import IN_CHUNK
+from pipelines.engine.state.base import IN_CHUNK
 from tests.engine.state_support import R, S, outcome
 
 # -- the ledger

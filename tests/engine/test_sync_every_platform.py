@@ -15,8 +15,8 @@ import pytest
 
 from connectors.marketing.resources import SYNC_RESOURCES
 from pipelines.engine.config import ConfigError
+from pipelines.engine.plan import SETTLE
 from pipelines.engine.state import ItemStatus
-from pipelines.engine.sync import SETTLE
 from tests.engine.drivers.base import BAD_EMAIL, ROUTES, Driver, FirstSync
 from tests.engine.support import EngineSetup, assert_stored_as_mapped
 

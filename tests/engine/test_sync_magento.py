@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.engine.sync import SETTLE
+from pipelines.engine.plan import SETTLE
 from tests.engine.drivers.base import FirstSync
 from tests.engine.drivers.magento import DRIVER, Magento, raw
 

@@ -12,9 +12,9 @@ import pytest
 from connectors.sources.prestashop.values import utc_text
 from pipelines.engine.config import ConfigError, parse_config
 from pipelines.engine.mappings import mapping_for
+from pipelines.engine.plan import SETTLE
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
-from pipelines.engine.sync import SETTLE
 from tests.engine.drivers.base import FirstSync
 from tests.engine.drivers.prestashop import (
     DRIVER,

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from pipelines.engine.config import ConfigError
+from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms.woocommerce import OPTIONS
 from pipelines.engine.runner import open_connector
 from pipelines.engine.state import ItemStatus
-from pipelines.engine.sync import SETTLE, Window
 from sandbox.shops.woocommerce.launch import RunningFakeShop
 from tests.engine.drivers.woocommerce import (
     DRIVER,

@@ -16,7 +16,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pipelines.engine.reconcile import PROBE_FIRST, ReconcileReport, describe_lag
+from pipelines.engine.lag import describe_lag
+from pipelines.engine.probe import PROBE_FIRST
+from pipelines.engine.reconcile import ReconcileReport
 from pipelines.engine.report import summarize
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, StateStore

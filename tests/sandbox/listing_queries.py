@@ -17,7 +17,8 @@ import qs_codec
 from qs_codec import DecodeOptions, EncodeOptions, ListFormat
 
 from sandbox.marketing.errors import ApiError
-from sandbox.marketing.listing import apply_list_query, parse_list_query
+from sandbox.marketing.listing import apply_list_query
+from sandbox.marketing.listing_parse import parse_list_query
 from sandbox.marketing.spec.query import MAX_LIMIT, OrderBy
 
 DECODE = DecodeOptions(list_limit=1000)

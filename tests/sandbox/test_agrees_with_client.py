@@ -23,7 +23,7 @@ from connectors.marketing import resources as client_resources
 from connectors.marketing.samples import sample_item, sample_resources
 from sandbox.marketing.errors import ApiError, describe_validation_error
 from sandbox.marketing.http import QS_OPTIONS
-from sandbox.marketing.listing import parse_event_settings, parse_list_query
+from sandbox.marketing.listing_parse import parse_event_settings, parse_list_query
 from sandbox.marketing.spec import query as sandbox_query
 from sandbox.marketing.spec import resources as sandbox_resources
 from sandbox.marketing.spec.examples import EXAMPLES

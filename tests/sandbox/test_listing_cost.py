@@ -16,7 +16,8 @@ from connectors.marketing.samples import sample_item
 from sandbox.marketing import listing
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.limits import LISTING_WORK_SECONDS
-from sandbox.marketing.listing import ListQuery, run_list_query
+from sandbox.marketing.listing import run_list_query
+from sandbox.marketing.listing_parse import ListQuery
 from sandbox.marketing.matching import compile_filter
 from sandbox.marketing.spec.query import Filter, Operator
 

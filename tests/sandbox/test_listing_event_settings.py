@@ -10,7 +10,8 @@ from urllib.parse import quote
 import pytest
 
 from sandbox.marketing.errors import ApiError
-from sandbox.marketing.listing import ListQuery, apply_list_query, parse_event_settings
+from sandbox.marketing.listing import apply_list_query
+from sandbox.marketing.listing_parse import ListQuery, parse_event_settings
 from sandbox.marketing.spec.query import Filter, Operator, OrderBy
 from tests.sandbox.listing_queries import ALLOWED, DEFAULT_ORDER, RECORDS, decode
 

@@ -9,7 +9,8 @@ from urllib.parse import quote
 
 import pytest
 
-from sandbox.marketing.listing import ListQuery, parse_list_query, record_filter
+from sandbox.marketing.listing import record_filter
+from sandbox.marketing.listing_parse import ListQuery, parse_list_query
 from sandbox.marketing.spec.query import Operator
 from tests.sandbox.listing_queries import (
     ALLOWED,

@@ -10,7 +10,8 @@ from urllib.parse import quote
 
 import pytest
 
-from sandbox.marketing.listing import ListQuery, apply_list_query, list_envelope, parse_list_query
+from sandbox.marketing.listing import apply_list_query, list_envelope
+from sandbox.marketing.listing_parse import ListQuery, parse_list_query
 from sandbox.marketing.spec.query import MAX_LIMIT, OrderBy
 from tests.sandbox.listing_queries import (
     ALLOWED,

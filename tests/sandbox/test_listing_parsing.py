@@ -9,7 +9,7 @@ import pytest
 
 from sandbox.marketing.errors import ApiError
 from sandbox.marketing.limits import MAX_OFFSET
-from sandbox.marketing.listing import ListQuery, parse_list_query
+from sandbox.marketing.listing_parse import ListQuery, parse_list_query
 from sandbox.marketing.spec.query import Filter, Operator, OrderBy
 from tests.sandbox.listing_queries import (
     ALLOWED,

@@ -19,13 +19,10 @@ asyncio task), so the engine names it once, when it starts the run.
 
 from __future__ import annotations
 
-from pipelines.engine.state.base import IN_CHUNK
 from pipelines.engine.state.queries import LedgerQueries
 from pipelines.engine.state.readbacks import Readbacks
 from pipelines.engine.state.runs import Runs
 from pipelines.engine.state.writes import LedgerWrites
-
-__all__ = ["IN_CHUNK", "StateStore"]
 
 
 class StateStore(LedgerWrites, LedgerQueries, Readbacks, Runs):

@@ -17,12 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, WithJsonSchema
 from sandbox.marketing.answers import Answer, Done, Moment, page, projected, row, single
 from sandbox.marketing.errors import ApiError, not_found, validated
 from sandbox.marketing.http import json_object, listed, ok, query, shop
-from sandbox.marketing.listing import (
-    list_envelope,
-    parse_list_query,
-    record_filter,
-)
+from sandbox.marketing.listing import list_envelope, record_filter
 from sandbox.marketing.listing_openapi import Language, listing_query
+from sandbox.marketing.listing_parse import parse_list_query
 from sandbox.marketing.openapi import documented, omittable, parameter
 from sandbox.marketing.routes.custom_data import Definition
 from sandbox.marketing.spec.query import OrderBy

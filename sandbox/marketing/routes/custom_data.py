@@ -28,8 +28,9 @@ from sandbox.marketing.custom_fields import (
 )
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found, validated
 from sandbox.marketing.http import json_object, listed, ok, query, shop
-from sandbox.marketing.listing import list_envelope, parse_list_query
+from sandbox.marketing.listing import list_envelope
 from sandbox.marketing.listing_openapi import listing_query
+from sandbox.marketing.listing_parse import parse_list_query
 from sandbox.marketing.openapi import documented, parameter
 from sandbox.marketing.spec.query import OrderBy
 from sandbox.marketing.store import Collection, Doc, Shop, now_iso

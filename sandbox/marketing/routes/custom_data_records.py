@@ -23,8 +23,9 @@ from sandbox.marketing.custom_fields import check_record, record_id, resolve_rel
 from sandbox.marketing.errors import ApiError, not_found
 from sandbox.marketing.http import json_body, json_object, listed, query, shop, store_of
 from sandbox.marketing.limits import MAX_DELETE_IDS, MAX_INT
-from sandbox.marketing.listing import list_envelope, parse_list_query
+from sandbox.marketing.listing import list_envelope
 from sandbox.marketing.listing_openapi import listing_query
+from sandbox.marketing.listing_parse import parse_list_query
 from sandbox.marketing.openapi import documented, parameter
 from sandbox.marketing.routes.custom_data import (
     BY_ID,

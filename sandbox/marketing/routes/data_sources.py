@@ -10,7 +10,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictI
 from sandbox.marketing.answers import Answer, Done, Moment, page, single
 from sandbox.marketing.errors import not_found, validated
 from sandbox.marketing.http import json_object, ok, shop
-from sandbox.marketing.listing import ListQuery, list_envelope
+from sandbox.marketing.listing import list_envelope
+from sandbox.marketing.listing_parse import ListQuery
 from sandbox.marketing.openapi import documented, omittable
 from sandbox.marketing.store import Doc, Shop, now_iso
 

@@ -35,8 +35,9 @@ from sandbox.marketing.event_rules import (
     target_of,
 )
 from sandbox.marketing.http import json_object, listed, ok, query, shop
-from sandbox.marketing.listing import ListQuery, list_envelope, parse_event_settings
+from sandbox.marketing.listing import list_envelope
 from sandbox.marketing.listing_openapi import Language
+from sandbox.marketing.listing_parse import ListQuery, parse_event_settings
 from sandbox.marketing.openapi import NOT_SPACE, documented, omittable
 from sandbox.marketing.spec.query import OrderBy
 from sandbox.marketing.store import Doc, Shop, now_iso

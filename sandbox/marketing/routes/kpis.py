@@ -36,7 +36,7 @@ from sandbox.marketing.kpi_models import (
     KpiSource,
     Preview,
 )
-from sandbox.marketing.listing import ListQuery
+from sandbox.marketing.listing_parse import ListQuery
 from sandbox.marketing.openapi import documented, parameter
 from sandbox.marketing.routes.custom_data import (
     definition_named,

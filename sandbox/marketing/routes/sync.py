@@ -22,8 +22,9 @@ from sandbox.marketing.contacts import derive_contact, forget_contact
 from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
 from sandbox.marketing.http import integer, json_object, listed, ok, query, shop, store_of
 from sandbox.marketing.limits import MAX_DELETE_IDS
-from sandbox.marketing.listing import ListQuery, list_envelope, parse_list_query
+from sandbox.marketing.listing import list_envelope
 from sandbox.marketing.listing_openapi import listing_query
+from sandbox.marketing.listing_parse import ListQuery, parse_list_query
 from sandbox.marketing.openapi import documented
 from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
 from sandbox.marketing.spec.examples import example_item

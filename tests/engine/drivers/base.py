@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pipelines.engine.sync import StreamReport
+from pipelines.engine.stream_report import StreamReport
 from tests.engine.support import EngineSetup, MakeSetup
 
 #: resource -> the sandbox route listing it

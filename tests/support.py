@@ -9,11 +9,12 @@ import re
 import secrets
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 import httpx
+import pytest
 
 from connectors.http.tls import tls_context
 from sandbox import process
@@ -22,6 +23,7 @@ from sandbox.serving import Served
 
 _BANNER = re.compile(r"Marketing API at (http://[^\s]+/v1)")
 T = TypeVar("T")
+D = TypeVar("D")
 
 
 @dataclass
@@ -117,3 +119,12 @@ def shopsync_here(*args: str, env: dict[str, str]) -> subprocess.CompletedProces
     result = CliRunner().invoke(main, list(args), env=env)
     return subprocess.CompletedProcess(["shopsync", *args], result.exit_code,
                                        result.stdout, result.stderr)
+
+
+def applicable(drivers: Sequence[D], metafunc: pytest.Metafunc) -> list[D]:
+    """The drivers a kit's test takes: all but those declaring its case (the ``case``
+    marker) meaningless for their kind of source (``not_applicable = {case: why}``, e.g. a
+    database has no rate limit): such pairs are not generated at all rather than skipped."""
+    marker = metafunc.definition.get_closest_marker("case")
+    case = marker.args[0] if marker else None
+    return [d for d in drivers if case not in getattr(d, "not_applicable", {})]

@@ -72,11 +72,6 @@ def store(open_store: Callable[..., StateStore]) -> StateStore:
     return open_store()
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "case(name): an end-to-end case a platform's driver may not apply to")
-
-
 #: the environment variable the setups' destination takes its key from
 API_KEY_ENV = "T_API_KEY"
 

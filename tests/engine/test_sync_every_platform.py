@@ -19,6 +19,7 @@ from pipelines.engine.plan import SETTLE
 from pipelines.engine.state import ItemStatus
 from tests.engine.drivers.base import BAD_EMAIL, ROUTES, Driver, FirstSync
 from tests.engine.support import EngineSetup, assert_stored_as_mapped
+from tests.support import applicable
 
 DRIVERS: list[Driver] = [
     importlib.import_module(f"tests.engine.drivers.{path.stem}").DRIVER
@@ -26,12 +27,9 @@ DRIVERS: list[Driver] = [
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Every case takes every driver, except a driver that declares the case meaningless
-    for its kind of source (``not_applicable = {case: why}``: a folder has no secret); a
-    case taking ``resource`` takes each resource the driver compares."""
-    marker = metafunc.definition.get_closest_marker("case")
-    case = marker.args[0] if marker else None
-    drivers = [d for d in DRIVERS if case not in d.not_applicable]
+    """Every case takes every driver it applies to (``tests.support.applicable``: a folder
+    has no secret); a case taking ``resource`` takes each resource the driver compares."""
+    drivers = applicable(DRIVERS, metafunc)
     if "resource" in metafunc.fixturenames:
         pairs = [(d, r) for d in drivers for r in d.compared]
         metafunc.parametrize(("driver", "resource"), pairs,

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import applicable
+
 
 def _drivers() -> list[object]:
     found = []
@@ -39,17 +41,9 @@ def _drivers() -> list[object]:
 DRIVERS = _drivers()
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "case(name): an acceptance case a driver may not apply to")
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Every test takes every driver, except a driver that declares the test's case
-    meaningless for its kind of source (``not_applicable = {case: why}``, e.g. a database has
-    no rate limit): such pairs are not generated at all rather than skipped."""
+    """Every test takes every driver its case applies to (``tests.support.applicable``)."""
     if "driver" not in metafunc.fixturenames:
         return
-    marker = metafunc.definition.get_closest_marker("case")
-    case = marker.args[0] if marker else None
-    drivers = [d for d in DRIVERS if case not in getattr(d, "not_applicable", {})]
+    drivers = applicable(DRIVERS, metafunc)
     metafunc.parametrize("driver", drivers, ids=[d.platform for d in drivers])

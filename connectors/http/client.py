@@ -27,7 +27,7 @@ import orjson
 
 from connectors.http.auth import SecretAuth
 from connectors.http.breaker import CircuitBreaker
-from connectors.http.pacing import Pacer
+from connectors.http.pacing import Pacer, Pacing
 from connectors.http.redact import hide, unhide
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
 from connectors.http.tls import tls_context
@@ -88,12 +88,12 @@ class HttpClient:
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         max_connections: int = 16,
-        pacer: Pacer | None = None,
+        pacer: Pacing | None = None,
         breaker: CircuitBreaker | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.retry = retry or RetryPolicy()
-        self.pacer = pacer or Pacer(None)
+        self.pacer: Pacing = pacer if pacer is not None else Pacer(None)
         #: when given, every request of this client counts towards it (one per run)
         self.breaker = breaker
         self.stats = TransportStats()

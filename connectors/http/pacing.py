@@ -3,6 +3,11 @@
 Shop platforms behind a host or WAF often allow a fixed number of requests per second;
 spacing requests evenly uses that budget fully without a 429 (and its Retry-After wait) on
 the way. The one retry policy still handles a 429 when the limit is lower than configured.
+
+What a client waits on is ``Pacing``: anything with ``async wait()``. ``Pacer`` paces one
+process; a budget shared by several processes (the engine's, through its state database:
+``pipelines/engine/budgets.py``) is handed to a client through the same ``pacer`` parameter,
+so connectors know nothing of where the budget is kept.
 """
 
 from __future__ import annotations
@@ -10,6 +15,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+
+class Pacing(Protocol):
+    """What a client waits on before each attempt: returns when the request may go."""
+
+    async def wait(self) -> None: ...
 
 
 class Pacer:

@@ -19,6 +19,7 @@ import httpx
 from pydantic import SecretStr
 
 from connectors.http.breaker import CircuitBreaker
+from connectors.http.pacing import Pacing
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.errors import ClientConfigError
 from connectors.marketing.models import BulkResult, DataSource, ListPage, Single
@@ -50,6 +51,8 @@ class MarketingClient(
     spec's two encodings); both mean the same to the API. ``breaker``, shared by all the
     requests of a run, takes the API as down after a stretch in which every request failed
     (``DestinationDown``); without one, each request is bounded by ``retry`` alone.
+    ``pacer``, when given, is waited on before each attempt: the request budget of the key
+    (the engine's is shared by every process writing with it); without one, no pacing.
     """
 
     def __init__(
@@ -64,6 +67,7 @@ class MarketingClient(
         transport: httpx.AsyncBaseTransport | None = None,
         query_encoding: Encoding = "brackets",
         breaker: CircuitBreaker | None = None,
+        pacer: Pacing | None = None,
     ) -> None:
         if query_encoding not in ENCODINGS:
             raise ClientConfigError(
@@ -79,6 +83,7 @@ class MarketingClient(
             max_connections=max_connections,
             transport=transport,
             breaker=breaker,
+            pacer=pacer,
         )
 
     def __repr__(self) -> str:

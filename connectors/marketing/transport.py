@@ -22,6 +22,7 @@ from pydantic import SecretStr
 from connectors.http.auth import HeaderSecret
 from connectors.http.breaker import CircuitBreaker, CircuitOpenError
 from connectors.http.client import HttpClient, TransportStats
+from connectors.http.pacing import Pacing
 from connectors.http.retry import RetryPolicy
 from connectors.http.urls import secure_url
 from connectors.marketing.errors import (
@@ -78,6 +79,7 @@ class ApiTransport(HttpClient):
         max_connections: int = 32,
         transport: httpx.AsyncBaseTransport | None = None,
         breaker: CircuitBreaker | None = None,
+        pacer: Pacing | None = None,
     ) -> None:
         self._key = _secret(api_key)
         self._kpi_key = _secret(kpi_api_key)
@@ -85,7 +87,8 @@ class ApiTransport(HttpClient):
             check_base_url(base_url),
             timeout=timeout,
             headers={"accept": "application/json", "user-agent": "shopsync"},
-            retry=retry, transport=transport, max_connections=max_connections, breaker=breaker)
+            retry=retry, transport=transport, max_connections=max_connections, breaker=breaker,
+            pacer=pacer)
 
     def _auth_for(self, kpi: bool) -> HeaderSecret:
         secret, pattern = (self._kpi_key, KPI_KEY_PATTERN) if kpi else (self._key, GENERAL_KEY_PATTERN)

@@ -28,7 +28,7 @@ from pipelines.engine.config import ConfigError
 from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.plan import Window
 from pipelines.engine.read_back import PAGE, Reader
-from pipelines.engine.runner import SourceRunner, open_client
+from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus, LedgerEntry
 from pipelines.engine.stream_report import StreamReport
 
@@ -170,7 +170,7 @@ async def audit(runner: SourceRunner, *, sample: int | None = None,
     report = AuditReport(name)
     run_ids = {r: runner.state.start_run(name, r, "audit") for r in wanted}
     try:
-        async with open_client(runner.config, runner.env, runner.clock) as client:
+        async with runner.open_client() as client:
             id_data_source = await resolve_data_source(client, runner.source.data_source,
                                                         create=False)
             if id_data_source is None:

@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from connectors.http.breaker import CircuitBreaker
+from connectors.http.pacing import Pacing
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.errors import DestinationDown, MarketingApiError
 from connectors.marketing.references import stream_order
 from connectors.sources.base import SourceConnector, SourceError
+from pipelines.engine.budgets import destination_pacer, shop_pacer
 from pipelines.engine.clock import Clock, wall_clock
 from pipelines.engine.completeness import (
     StreamCompleteness,
@@ -43,15 +45,18 @@ from pipelines.engine.sync import StreamSync
 Env = Mapping[str, str]
 
 
-def open_connector(source: Source, env: Env) -> SourceConnector:
-    """The platform connector of ``source``, with its credentials from the environment."""
-    return platform(source.platform).open_connector(source, env)
+def open_connector(source: Source, env: Env, pacer: Pacing | None = None) -> SourceConnector:
+    """The platform connector of ``source``, with its credentials from the environment;
+    ``pacer``: the shop's budget shared across processes (``budgets.shop_pacer``)."""
+    return platform(source.platform).open_connector(source, env, pacer=pacer)
 
 
-def open_client(config: Config, env: Env, clock: Clock = wall_clock) -> MarketingClient:
+def open_client(config: Config, env: Env, clock: Clock = wall_clock,
+                pacer: Pacing | None = None) -> MarketingClient:
     """The API client of the destination, with a circuit breaker for its whole life (one
-    run): down after ``destination.down_after_seconds`` of failures, on ``clock``."""
-    destination = config.destination
+    run): down after ``destination.down_after_seconds`` of failures, on ``clock``;
+    ``pacer``: its key's budget shared across processes (``budgets.destination_pacer``)."""
+    destination = config.destination  # destination_for
     key = secret_from(env, destination.api_key_env, "destination.api_key_env")
     kpi_key = (
         secret_from(env, destination.kpi_api_key_env, "destination.kpi_api_key_env")
@@ -60,7 +65,8 @@ def open_client(config: Config, env: Env, clock: Clock = wall_clock) -> Marketin
     )
     breaker = CircuitBreaker(destination.down_after_seconds, server=destination.base_url,
                              clock=clock)
-    return MarketingClient(destination.base_url, key, kpi_api_key=kpi_key, breaker=breaker)
+    return MarketingClient(destination.base_url, key, kpi_api_key=kpi_key, breaker=breaker,
+                           pacer=pacer)
 
 
 def selected_resources(source: Source, write_carts: bool = True) -> dict[str, list[str]]:
@@ -112,6 +118,16 @@ class SourceRunner:
     def plan(self) -> dict[str, list[str]]:
         return selected_resources(self.source, self.config.destination.write_carts)
 
+    def open_connector(self) -> SourceConnector:
+        """The source's connector, paced by its shop's shared budget when it has one."""
+        return open_connector(self.source, self.env, shop_pacer(self.state, self.source))
+
+    def open_client(self) -> MarketingClient:
+        """The destination's client, paced by its key's shared budget when it has one."""
+        destination = self.config.destination  # destination_for
+        return open_client(self.config, self.env, self.clock,
+                           destination_pacer(self.state, destination))
+
     async def run(
         self,
         streams: Sequence[str] | None = None,
@@ -145,10 +161,10 @@ class SourceRunner:
         # suites at the first step of a run
         prepare([r for rs in self.plan().values() for r in rs])
         async with AsyncExitStack() as stack:
-            connector = open_connector(self.source, self.env)
+            connector = self.open_connector()
             stack.push_async_callback(connector.aclose)
             self.read_whole = {s for s, spec in connector.streams().items() if not spec.incremental}
-            client = open_client(self.config, self.env, self.clock)
+            client = self.open_client()
             stack.push_async_callback(client.aclose)
             stream: str | None = None
             try:
@@ -188,7 +204,7 @@ class SourceRunner:
     ) -> ReconcileReport:
         """Confirm what was accepted became visible; re-send what did not, in time."""
         resources = [r for rs in self.plan().values() for r in rs]
-        async with open_client(self.config, self.env, self.clock) as client:
+        async with self.open_client() as client:
             id_data_source = await resolve_data_source(
                 client, self.source.data_source, create=False
             )
@@ -228,7 +244,7 @@ class SourceRunner:
     async def completeness(self, window: Window | None = None) -> list[StreamCompleteness]:
         """Per stream: records at the source, extracted, final, visible, and the gaps —
         over all time, or for the records that changed in ``window``."""
-        connector = open_connector(self.source, self.env)
+        connector = self.open_connector()
         try:
             if window is None:
                 return await completeness(self.state, self.source.name, connector, self.plan())
@@ -241,7 +257,7 @@ class SourceRunner:
         """Deletions in streams read incrementally (full reads find theirs while syncing):
         what the platform reports, else a comparison of id sets where it can list them."""
         deleted: Counter[str] = Counter()
-        connector = open_connector(self.source, self.env)
+        connector = self.open_connector()
         try:
             for stream, resources in self.plan().items():
                 if not connector.streams()[stream].incremental:

@@ -6,6 +6,8 @@ which also adds the routes only it has.
     GET    /__fake__/clock                    {"now": "...", "frozen": bool}
     POST   /__fake__/clock                    {"now": "<a time>" | null, "advance": 5}
     GET    /__fake__/stats                    {"requests": n, "throttled": n} on the API
+    GET    /__fake__/arrivals                 {"at": [epoch seconds, …]}: when the latest
+                                              API requests arrived, oldest first
     POST   /__fake__/rate-limit               {"tokens": 0}: what --rate-limit leaves the next
                                               API request (refilling resumes after it)
     GET    /__fake__/{resource}/ids           every id
@@ -155,7 +157,7 @@ class Control(ABC):
         record = f"/{{resource}}/{self.record_path}"
         routes: list[tuple[str, str, Endpoint]] = [
             ("GET", "/clock", self._get_clock), ("POST", "/clock", self._set_clock),
-            ("GET", "/stats", self._stats)]
+            ("GET", "/stats", self._stats), ("GET", "/arrivals", self._arrivals)]
         if self.rate_limited:
             routes.append(("POST", "/rate-limit", self._drain))
         routes += [("GET", "/{resource}/ids", self._ids),
@@ -180,6 +182,12 @@ class Control(ABC):
         """API requests seen, and those the rate limit refused (429): what a benchmark reads
         to tell how hard a sync pressed the host."""
         return self.respond(self.stats(request, self.store(request)))
+
+    async def _arrivals(self, request: Request) -> Response:
+        """When the latest API requests arrived (epoch seconds): what a test of a request
+        budget shared by several processes reads the spacing from."""
+        self.store(request)
+        return self.respond({"at": list(request.app.state.arrivals)})
 
     async def _drain(self, request: Request) -> Response:
         """Drain the rate limit: the next API request meets ``tokens`` (0: it is refused)."""

@@ -1,8 +1,9 @@
 """The hosting layer every fake shop puts in front of its API, as a host, a CDN or a WAF
 would: a token-bucket rate limit, faults injected at a given rate (reproducible under
 ``--seed``), and the count of API requests and of those the limit refused, which
-``/__fake__/stats`` reports; ``/__fake__/rate-limit`` drains the limit, so that a test sees
-it refuse the next request whatever the machine's speed.
+``/__fake__/stats`` reports, and when the last API requests arrived (``/__fake__/arrivals``:
+what a test of a shared request budget checks the spacing of); ``/__fake__/rate-limit``
+drains the limit, so that a test sees it refuse the next request whatever the machine's speed.
 
 Only the behaviour is shared here; what each answer looks like (the 429's body and headers,
 each fault's page) is the platform's, in its ``guard`` module. The ``/__fake__`` API and
@@ -15,7 +16,7 @@ import math
 import random
 import time
 from abc import ABC, abstractmethod
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -23,6 +24,9 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 K = TypeVar("K")
+
+#: API requests whose arrival time is kept (``/__fake__/arrivals``), the latest
+ARRIVALS = 10_000
 
 
 class HostingSettings(Protocol):
@@ -109,11 +113,14 @@ class Gate(ABC):
     fake_prefix: ClassVar[str] = "/__fake__"
 
     def __init__(self, app: ASGIApp, settings: HostingSettings,
-                 counters: Counter[str] | None = None, bucket: TokenBucket | None = None) -> None:
+                 counters: Counter[str] | None = None, bucket: TokenBucket | None = None,
+                 arrivals: deque[float] | None = None) -> None:
         self.app = app
         self.settings = settings
         #: API requests seen and those refused by the rate limit (``/__fake__/stats``)
         self.counters: Counter[str] = Counter() if counters is None else counters
+        #: when the latest API requests arrived, epoch seconds (``/__fake__/arrivals``)
+        self.arrivals: deque[float] = deque(maxlen=ARRIVALS) if arrivals is None else arrivals
         self.bucket = bucket if bucket is not None else rate_limit(settings)
         self.faults = Faults(self.platform, settings.seed, settings.fault_rate, self.fault_kinds)
 
@@ -126,6 +133,7 @@ class Gate(ABC):
         fault = None
         if api:
             self.counters["requests"] += 1
+            self.arrivals.append(time.time())
             wait = self.bucket.take() if self.bucket is not None else 0.0
             if wait:
                 self.counters["throttled"] += 1
@@ -161,12 +169,14 @@ def rate_limit(settings: HostingSettings) -> TokenBucket | None:
 
 
 def install(app: FastAPI, gate: type[Gate], settings: HostingSettings) -> None:
-    """Put ``gate`` in front of ``app``, its counters at ``app.state.counters`` and its rate
-    limit's bucket (None: no limit) at ``app.state.rate_limit``."""
+    """Put ``gate`` in front of ``app``, its counters at ``app.state.counters``, the arrival
+    times of API requests at ``app.state.arrivals`` and its rate limit's bucket (None: no
+    limit) at ``app.state.rate_limit``."""
     app.state.counters = Counter()
+    app.state.arrivals = deque(maxlen=ARRIVALS)
     app.state.rate_limit = rate_limit(settings)
     app.add_middleware(gate, settings=settings, counters=app.state.counters,
-                       bucket=app.state.rate_limit)
+                       bucket=app.state.rate_limit, arrivals=app.state.arrivals)
 
 
 def request_stats(counters: Counter[str]) -> dict[str, int]:

@@ -23,7 +23,7 @@ import orjson
 
 from connectors.http.auth import HeaderSecret
 from connectors.http.client import HttpClient
-from connectors.http.pacing import Pacer
+from connectors.http.pacing import Pacer, Pacing
 from connectors.http.retry import RetryPolicy
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.exact import loads as exact_loads
@@ -66,13 +66,16 @@ class MagentoClient(HttpClient):
     loads = staticmethod(exact_loads)
 
     def __init__(self, config: MagentoConfig, *, retry: RetryPolicy | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 pacer: Pacing | None = None) -> None:
         super().__init__(
             config.base_url + "/V1",
             auth=HeaderSecret("authorization", config.token, scheme="Bearer"),
             timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
             headers={"accept": "application/json", "user-agent": USER_AGENT},
-            retry=retry, transport=transport, pacer=Pacer(config.requests_per_second))
+            retry=retry, transport=transport,
+            # the engine hands a budget shared across processes; alone, this process paces itself
+            pacer=pacer if pacer is not None else Pacer(config.requests_per_second))
         self.base_url = config.base_url
 
     async def get(self, path: str, params: dict[str, Any] | None = None) -> Any:

@@ -30,6 +30,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import SecretStr
 
+from connectors.http.pacing import Pacing
 from connectors.http.retry import RetryPolicy
 from connectors.sources.base import (
     Position,
@@ -119,9 +120,11 @@ class MagentoConnector:
 
     def __init__(self, base_url: str | MagentoConfig, token: str | SecretStr | None = None, *,
                  retry: RetryPolicy | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None, **options: Any) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 pacer: Pacing | None = None, **options: Any) -> None:
         """Either a ``MagentoConfig`` or the REST root and token plus any other
-        ``MagentoConfig`` field as a keyword (``page_size=300``)."""
+        ``MagentoConfig`` field as a keyword (``page_size=300``). ``pacer``: what each request waits
+        on, default ``requests_per_second`` paced in this process alone."""
         if isinstance(base_url, MagentoConfig):
             config = (MagentoConfig.model_validate({**base_url.model_dump(), **options})
                       if options else base_url)
@@ -129,7 +132,7 @@ class MagentoConnector:
             config = MagentoConfig.model_validate({"base_url": base_url, "token": token,
                                                    **options})
         self.config = config
-        self.client = MagentoClient(config, retry=retry, transport=transport)
+        self.client = MagentoClient(config, retry=retry, transport=transport, pacer=pacer)
         #: child product id -> its configurable parents (id, updated_at), built on first need
         self._parents: dict[str, list[tuple[str, Position]]] | None = None
         self._parents_lock = asyncio.Lock()

@@ -25,7 +25,7 @@ import orjson
 
 from connectors.http.auth import BasicSecret, QuerySecrets
 from connectors.http.client import HttpClient
-from connectors.http.pacing import Pacer
+from connectors.http.pacing import Pacer, Pacing
 from connectors.http.retry import RetryPolicy, TransientHTTPError
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.exact import loads as exact_loads
@@ -73,7 +73,8 @@ class PrestaShopClient(HttpClient):
     loads = staticmethod(exact_loads)
 
     def __init__(self, config: PrestaShopConfig, *, retry: RetryPolicy | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 pacer: Pacing | None = None) -> None:
         super().__init__(
             config.base_url,
             # the key is the user name; PrestaShop wants no password
@@ -82,7 +83,9 @@ class PrestaShopClient(HttpClient):
             timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
             headers={"accept": "application/json", "output-format": "JSON",
                      "user-agent": USER_AGENT},
-            retry=retry, transport=transport, pacer=Pacer(config.requests_per_second))
+            retry=retry, transport=transport,
+            # the engine hands a budget shared across processes; alone, this process paces itself
+            pacer=pacer if pacer is not None else Pacer(config.requests_per_second))
         self.config = config
         self.ps_version: str | None = None
 

@@ -32,6 +32,7 @@ from typing import Any, Self
 import httpx
 from pydantic import SecretStr
 
+from connectors.http.pacing import Pacing
 from connectors.http.retry import RetryPolicy
 from connectors.sources.base import Position, RawRecord, SourceError, StreamInfo, UnsupportedStream
 from connectors.sources.prestashop import shop
@@ -82,16 +83,18 @@ class PrestaShopConnector:
 
     def __init__(self, base_url: str | PrestaShopConfig, key: str | SecretStr | None = None, *,
                  retry: RetryPolicy | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None, **options: Any) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 pacer: Pacing | None = None, **options: Any) -> None:
         """Either a ``PrestaShopConfig`` or the shop's URL and key plus any other
-        ``PrestaShopConfig`` field as a keyword (``timezone="Europe/Paris"``)."""
+        ``PrestaShopConfig`` field as a keyword (``timezone="Europe/Paris"``). ``pacer``: what each request waits
+        on, default ``requests_per_second`` paced in this process alone."""
         if isinstance(base_url, PrestaShopConfig):
             config = (PrestaShopConfig.model_validate({**base_url.model_dump(), **options})
                       if options else base_url)
         else:
             config = PrestaShopConfig.model_validate({"base_url": base_url, "key": key, **options})
         self.config = config
-        self.client = PrestaShopClient(config, retry=retry, transport=transport)
+        self.client = PrestaShopClient(config, retry=retry, transport=transport, pacer=pacer)
         self._context: shop.ShopContext | None = None
         self._tables: dict[str, dict[str, dict[str, Any]]] = {}
         self._lock = asyncio.Lock()

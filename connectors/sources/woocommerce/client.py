@@ -25,7 +25,7 @@ import orjson
 
 from connectors.http.auth import BasicSecret, QuerySecrets
 from connectors.http.client import HttpClient
-from connectors.http.pacing import Pacer
+from connectors.http.pacing import Pacer, Pacing
 from connectors.http.retry import RetryPolicy
 from connectors.sources.base import SourceAuthError, SourceError
 from connectors.sources.exact import loads as exact_loads
@@ -78,6 +78,7 @@ class WooClient(HttpClient):
         *,
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        pacer: Pacing | None = None,
     ) -> None:
         secrets = {"consumer_key": config.consumer_key, "consumer_secret": config.consumer_secret}
         super().__init__(
@@ -86,7 +87,9 @@ class WooClient(HttpClient):
             else BasicSecret(config.consumer_key, config.consumer_secret),
             timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
             headers={"accept": "application/json", "user-agent": USER_AGENT},
-            retry=retry, transport=transport, pacer=Pacer(config.requests_per_second))
+            retry=retry, transport=transport,
+            # the engine hands a budget shared across processes; alone, this process paces itself
+            pacer=pacer if pacer is not None else Pacer(config.requests_per_second))
 
     async def get(self, path: str, params: dict[str, Any] | None = None) -> WooPage:
         """GET ``path`` (relative to ``…/wp-json/wc/v3``) and decode it.

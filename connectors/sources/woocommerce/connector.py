@@ -27,6 +27,7 @@ from typing import Any, Self
 import httpx
 from pydantic import SecretStr
 
+from connectors.http.pacing import Pacing
 from connectors.http.retry import RetryPolicy
 from connectors.sources.base import (
     Position,
@@ -101,10 +102,12 @@ class WooCommerceConnector:
         *,
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        pacer: Pacing | None = None,
         **options: Any,
     ) -> None:
         """Either a ``WooCommerceConfig`` or the shop's URL, key and secret plus any other
-        ``WooCommerceConfig`` field as a keyword (``page_size=50``)."""
+        ``WooCommerceConfig`` field as a keyword (``page_size=50``). ``pacer``: what each request waits
+        on, default ``requests_per_second`` paced in this process alone."""
         if isinstance(base_url, WooCommerceConfig):
             config = (WooCommerceConfig.model_validate({**base_url.model_dump(), **options})
                       if options else base_url)
@@ -113,7 +116,7 @@ class WooCommerceConnector:
                 {"base_url": base_url, "consumer_key": consumer_key,
                  "consumer_secret": consumer_secret, **options})
         self.config = config
-        self.client = WooClient(config, retry=retry, transport=transport)
+        self.client = WooClient(config, retry=retry, transport=transport, pacer=pacer)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.config.base_url!r})"

@@ -38,6 +38,9 @@ class Destination(_Model):
     #: a sync stops when the API has answered no request (network errors, 5xx) for this
     #: long: it is taken as down, and the run ends saying so instead of retrying on and on
     down_after_seconds: float = Field(default=60.0, gt=0, le=3600)
+    #: the request budget of the API key, shared by every run and process writing with it
+    #: (through the state database: pipelines/engine/budgets.py); None: no pacing
+    requests_per_second: float | None = Field(default=None, gt=0)
 
     _check_key_env = field_validator("api_key_env", "kpi_api_key_env")(
         lambda cls, v, info: v if v is None else env_var_name(v, info)

@@ -10,11 +10,12 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from connectors.http.pacing import Pacing
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
     from pipelines.engine.mappings.base import PlatformMapping
@@ -22,10 +23,20 @@ if TYPE_CHECKING:
 Env = Mapping[str, str]
 
 
+class OpenConnector(Protocol):
+    """Opens a source's connector. ``pacer``: what its requests wait on, the shop's budget
+    shared across processes (``pipelines/engine/budgets.py``); given only to the platforms
+    that take ``requests_per_second``, the others pace themselves (Shopify by the cost
+    bucket every answer reports) or send no HTTP."""
+
+    def __call__(self, source: Source, env: Env, /, *,
+                 pacer: Pacing | None = None) -> SourceConnector: ...
+
+
 @dataclass(frozen=True)
 class Platform:
     name: str
-    open_connector: Callable[[Source, Env], SourceConnector]
+    open_connector: OpenConnector
     mapping: Callable[[], PlatformMapping]
     #: stream -> why the platform cannot provide it (asked only when a stream is missing)
     unsupported: Callable[[], Mapping[str, str]] = dict

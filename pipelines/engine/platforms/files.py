@@ -11,6 +11,7 @@ from pipelines.engine.platforms import Env, Platform, register
 from pipelines.engine.platforms.sql import defined_streams, option_problems, spec_problems
 
 if TYPE_CHECKING:
+    from connectors.http.pacing import Pacing
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
     from pipelines.engine.mappings.base import PlatformMapping
@@ -35,7 +36,8 @@ def check(source: Source) -> list[str]:
     return problems
 
 
-def open_connector(source: Source, env: Env) -> SourceConnector:
+def open_connector(source: Source, env: Env, /, *,
+                   pacer: Pacing | None = None) -> SourceConnector:
     from pathlib import Path
 
     from pydantic import ValidationError

@@ -22,6 +22,7 @@ from pipelines.engine.platforms import (
 )
 
 if TYPE_CHECKING:
+    from connectors.http.pacing import Pacing
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
     from pipelines.engine.mappings.base import PlatformMapping
@@ -36,14 +37,15 @@ def _config_fields(source: Source) -> dict[str, Any]:
     return {"base_url": connection.url, **options}
 
 
-def open_connector(source: Source, env: Env) -> SourceConnector:
+def open_connector(source: Source, env: Env, /, *,
+                   pacer: Pacing | None = None) -> SourceConnector:
     from connectors.sources.magento import MagentoConnector
     from pipelines.engine.secrets import secret_from
 
     where = f"sources.{source.name}.connection"
     fields = _config_fields(source)
     token = secret_from(env, source.connection.token_env, f"{where}.token_env")
-    return MagentoConnector(fields.pop("base_url"), token, **fields)
+    return MagentoConnector(fields.pop("base_url"), token, pacer=pacer, **fields)
 
 
 def mapping() -> PlatformMapping:

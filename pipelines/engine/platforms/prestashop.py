@@ -14,6 +14,7 @@ from pipelines.engine.platforms import (
 )
 
 if TYPE_CHECKING:
+    from connectors.http.pacing import Pacing
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
     from pipelines.engine.mappings.base import PlatformMapping
@@ -31,14 +32,15 @@ def _options(source: Source) -> dict[str, Any]:
     return options
 
 
-def open_connector(source: Source, env: Env) -> SourceConnector:
+def open_connector(source: Source, env: Env, /, *,
+                   pacer: Pacing | None = None) -> SourceConnector:
     from connectors.sources.prestashop import PrestaShopConnector
     from pipelines.engine.secrets import secret_from
 
     where = f"sources.{source.name}.connection"
     return PrestaShopConnector(source.connection.url or "",
                                secret_from(env, source.connection.key_env, f"{where}.key_env"),
-                               **_options(source))
+                               pacer=pacer, **_options(source))
 
 
 def mapping() -> PlatformMapping:

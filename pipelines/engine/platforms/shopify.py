@@ -14,6 +14,7 @@ from pipelines.engine.platforms import (
 )
 
 if TYPE_CHECKING:
+    from connectors.http.pacing import Pacing
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
     from pipelines.engine.mappings.base import PlatformMapping
@@ -25,7 +26,8 @@ OPTIONS = ("api_version", "page_size", "nested_page_size", "bulk_threshold",
            "connect_timeout")
 
 
-def open_connector(source: Source, env: Env) -> SourceConnector:
+def open_connector(source: Source, env: Env, /, *,
+                   pacer: Pacing | None = None) -> SourceConnector:
     from connectors.sources.shopify import ShopifyConnector
     from pipelines.engine.secrets import secret_from
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pipelines.engine.platforms import Env, Platform, register, unknown_options
 
 if TYPE_CHECKING:
+    from connectors.http.pacing import Pacing
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
     from pipelines.engine.mappings.base import PlatformMapping
@@ -103,7 +104,8 @@ def check(source: Source) -> list[str]:
     return problems
 
 
-def open_connector(source: Source, env: Env) -> SourceConnector:
+def open_connector(source: Source, env: Env, /, *,
+                   pacer: Pacing | None = None) -> SourceConnector:
     from pydantic import SecretStr, ValidationError
 
     from connectors.sources.sql import SqlConfig, SqlConnector

@@ -15,6 +15,7 @@ from pipelines.engine.platforms import (
 )
 
 if TYPE_CHECKING:
+    from connectors.http.pacing import Pacing
     from connectors.sources.base import SourceConnector
     from pipelines.engine.config import Source
     from pipelines.engine.mappings.base import PlatformMapping
@@ -28,7 +29,8 @@ def _options(source: Source) -> dict[str, Any]:
     return {"page_size": source.tuning.page_size, **source.connection.options}
 
 
-def open_connector(source: Source, env: Env) -> SourceConnector:
+def open_connector(source: Source, env: Env, /, *,
+                   pacer: Pacing | None = None) -> SourceConnector:
     from connectors.sources.woocommerce import WooCommerceConnector
     from pipelines.engine.secrets import secret_from
 
@@ -37,6 +39,7 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
         source.connection.url or "",
         secret_from(env, source.connection.key_env, f"{where}.key_env"),
         secret_from(env, source.connection.secret_env, f"{where}.secret_env"),
+        pacer=pacer,
         **_options(source),
     )
 

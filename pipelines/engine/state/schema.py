@@ -25,6 +25,7 @@ from sqlalchemy import (
     Connection,
     DateTime,
     Dialect,
+    Float,
     Index,
     Integer,
     MetaData,
@@ -174,6 +175,16 @@ events = Table(
     Index("ix_shopsync_events_at", "source", "at"),
 )
 
+request_budgets = Table(
+    "shopsync_request_budgets",
+    metadata,
+    # one row per budget (a shop's address, a destination's address and key variable): the
+    # start of the first slot not yet given out, in epoch seconds on the database's clock;
+    # every process reserves its requests' slots here (``state/budgets.py``)
+    Column("budget", Text, primary_key=True),
+    Column("next_at", Float(precision=53), nullable=False),
+)
+
 Migration = Callable[[Connection], None]
 
 
@@ -218,8 +229,13 @@ def _events_by_time(conn: Connection) -> None:
                       " ON shopsync_events (source, at)"))
 
 
+def _request_budgets(conn: Connection) -> None:
+    """Version 7: request budgets shared by every process (a shop's, a destination key's)."""
+    request_budgets.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Migration] = [_create_current, _resends, _changed_at, _readbacks, _events,
-                               _events_by_time]
+                               _events_by_time, _request_budgets]
 
 # one lock for every schema upgrade in a PostgreSQL database: two processes opening the
 # store at once queue up instead of racing to create the same tables

@@ -12,6 +12,7 @@ from dagster import AssetExecutionContext
 from assets.ledger_checks import source_state_results, state_check_specs
 from assets.resources import StateDatabase
 from assets.secrets import SourceSecrets, taking_secrets
+from assets.sync import busy_failure
 from connectors.marketing.errors import MarketingApiError
 from connectors.sources.base import SourceError
 from pipelines.engine.audit import AuditReport, audit
@@ -19,6 +20,7 @@ from pipelines.engine.completeness import StreamCompleteness
 from pipelines.engine.config import Config, Source
 from pipelines.engine.report import STATES, summarize
 from pipelines.engine.runner import SourceRunner
+from pipelines.engine.state import SourceBusy
 
 
 def completeness_md(rows: list[StreamCompleteness], scope: str) -> str:
@@ -110,12 +112,16 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         complete_recent: list[StreamCompleteness] = []
         with state_database.open(config) as state:
             runner = SourceRunner(config, source, state, secrets.env(config, source))
-            if sample != 0:
-                audited = asyncio.run(audit(runner, sample=None if sample == "all" else sample))
-            report = asyncio.run(runner.reconcile(
-                deadline_seconds=config.reconciliation.deadline_seconds,
-                max_resends=config.reconciliation.max_resends,
-            ))
+            try:
+                if sample != 0:
+                    audited = asyncio.run(audit(runner,
+                                                sample=None if sample == "all" else sample))
+                report = asyncio.run(runner.reconcile(
+                    deadline_seconds=config.reconciliation.deadline_seconds,
+                    max_resends=config.reconciliation.max_resends,
+                ))
+            except SourceBusy as exc:
+                raise busy_failure(exc) from None
             recent = runner.recent_window()
             try:  # the source not answering leaves what was confirmed confirmed
                 complete = asyncio.run(runner.completeness())

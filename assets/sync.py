@@ -26,6 +26,7 @@ from assets.window import SyncWindow, describe
 from pipelines.engine.config import Config, Source
 from pipelines.engine.quality import rules_markdown, summarize
 from pipelines.engine.runner import SourceRunner
+from pipelines.engine.state import SourceBusy
 from pipelines.engine.stopped import SyncStopped, resume_text
 from pipelines.engine.stream_report import StreamReport
 
@@ -110,6 +111,13 @@ def stopped_failure(exc: SyncStopped) -> dg.Failure:
     )
 
 
+def busy_failure(exc: SourceBusy) -> dg.Failure:
+    """Another run of the source holds it (the command line's, say): a failed step with the
+    engine's message — which run holds it, since when, what to do — not a traceback."""
+    return dg.Failure(description=exc.message,
+                      metadata={"held by": dg.MetadataValue.text(exc.holder or "-")})
+
+
 def stream_asset(config: Config, source: Source, stream: str, resources: list[str],
                  produced: set[str]) -> dg.AssetsDefinition:
     """The multi-asset of one stream of one source."""
@@ -155,6 +163,8 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
                 (report,) = asyncio.run(runner.run([stream], window=window))
             except SyncStopped as exc:
                 raise stopped_failure(exc) from None
+            except SourceBusy as exc:
+                raise busy_failure(exc) from None
             keys = {resource: asset_key(source, resource) for resource in resources}
             held = state_check_results(state, source.name, keys)
             for resource, key in keys.items():

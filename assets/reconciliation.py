@@ -9,6 +9,7 @@ from typing import Any
 import dagster as dg
 from dagster import AssetExecutionContext
 
+from assets.concurrency import destination_pool
 from assets.ledger_checks import source_state_results, state_check_specs
 from assets.resources import StateDatabase
 from assets.secrets import SourceSecrets, taking_secrets
@@ -88,6 +89,7 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         group_name=source.name,
         deps=synced,
         kinds={"api"},
+        pool=destination_pool(config.destination),  # destination_for(source): it re-sends
         check_specs=[
             *state_check_specs(key, whole_source=True),
             dg.AssetCheckSpec(RUN_VISIBLE, asset=key,

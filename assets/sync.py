@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 import dagster as dg
 from dagster import AssetExecutionContext
 
+from assets.concurrency import destination_pool
 from assets.graph import REFERS_TO
 from assets.ledger_checks import state_check_results, state_check_specs
 from assets.metadata import metadata_of
@@ -150,7 +151,7 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
         specs=specs,
         check_specs=check_specs,
         can_subset=False,
-        pool=f"shopsync_{source.name}",
+        pool=destination_pool(config.destination),  # destination_for(source)
     )
     @taking_secrets(source)
     def _sync(context: AssetExecutionContext, secrets: SourceSecrets,  # resources by key

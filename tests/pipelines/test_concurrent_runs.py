@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import subprocess
 import sys
 import textwrap
@@ -18,13 +17,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import Engine, text
-from sqlalchemy.engine import make_url
 
 from pipelines.engine.state import ItemStatus, StateStore
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
+from tests.engine import conftest as engine_fixtures
 from tests.support import RunningSandbox, eventually, new_key
 
+#: a fresh, empty ledger on SQLite and on PostgreSQL: the engine tests' fixture
+db_url = engine_fixtures.db_url
 ORDERS = 120
 #: a bound far above the time a sync takes, so only a hang fails
 BOUND = 120.0
@@ -58,24 +58,10 @@ def slow_sandbox(start_for_module: Callable[..., RunningSandbox]) -> RunningSand
     return start_for_module("--accept-any-key", "--visibility-delay", "0", "--latency", "40")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def state_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'state.db'}"
-        return
-    admin: Engine = request.getfixturevalue("postgres_admin")
-    schema = f"test_{secrets.token_hex(6)}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = make_url(admin.url).update_query_dict({"options": f"-csearch_path={schema}"})
-    yield url.render_as_string(hide_password=False)
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-
-
 def test_two_syncs_of_one_source_at_once_one_syncs_the_other_is_refused(
-    shop: RunningFakeShop, slow_sandbox: RunningSandbox, state_url: str, tmp_path: Path
+    shop: RunningFakeShop, slow_sandbox: RunningSandbox, db_url: str, tmp_path: Path
 ) -> None:
+    state_url = db_url
     key = new_key()
     config = tmp_path / "shops.yaml"
     config.write_text(textwrap.dedent(f"""

@@ -11,6 +11,10 @@ from pipelines.engine.config import Destination, Source
 
 #: the run tag every job of a source carries; its value is the source's name
 SOURCE_TAG = "shopsync/source"
+#: seconds a step waits for another run of its source to end — a sibling step that a
+#: parallel executor runs at the same time, or the command line's sync — before it fails
+#: with the engine's message: as long as a long step takes
+STEP_LEASE_WAIT = 3600.0
 
 
 def source_tags(source: Source) -> dict[str, str]:

@@ -9,7 +9,7 @@ from typing import Any
 import dagster as dg
 from dagster import AssetExecutionContext
 
-from assets.concurrency import destination_pool
+from assets import concurrency
 from assets.ledger_checks import source_state_results, state_check_specs
 from assets.resources import StateDatabase
 from assets.secrets import SourceSecrets, taking_secrets
@@ -89,7 +89,7 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         group_name=source.name,
         deps=synced,
         kinds={"api"},
-        pool=destination_pool(config.destination),  # destination_for(source): it re-sends
+        pool=concurrency.destination_pool(config.destination),  # destination_for(source): it re-sends
         check_specs=[
             *state_check_specs(key, whole_source=True),
             dg.AssetCheckSpec(RUN_VISIBLE, asset=key,
@@ -113,7 +113,9 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         complete: list[StreamCompleteness] = []
         complete_recent: list[StreamCompleteness] = []
         with state_database.open(config) as state:
-            runner = SourceRunner(config, source, state, secrets.env(config, source))
+            runner = SourceRunner(config, source, state, secrets.env(config, source),
+                                  lease_wait=concurrency.STEP_LEASE_WAIT,
+                                  on_lease_wait=context.log.info)
             try:
                 if sample != 0:
                     audited = asyncio.run(audit(runner,

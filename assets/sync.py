@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 import dagster as dg
 from dagster import AssetExecutionContext
 
-from assets.concurrency import destination_pool
+from assets import concurrency
 from assets.graph import REFERS_TO
 from assets.ledger_checks import state_check_results, state_check_specs
 from assets.metadata import metadata_of
@@ -151,14 +151,16 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
         specs=specs,
         check_specs=check_specs,
         can_subset=False,
-        pool=destination_pool(config.destination),  # destination_for(source)
+        pool=concurrency.destination_pool(config.destination),  # destination_for(source)
     )
     @taking_secrets(source)
     def _sync(context: AssetExecutionContext, secrets: SourceSecrets,  # resources by key
               sync_window: SyncWindow, state_database: StateDatabase) -> Iterator[dg.MaterializeResult]:
         window = sync_window.window()
         with state_database.open(config) as state:
-            runner = SourceRunner(config, source, state, secrets.env(config, source))
+            runner = SourceRunner(config, source, state, secrets.env(config, source),
+                                  lease_wait=concurrency.STEP_LEASE_WAIT,
+                                  on_lease_wait=context.log.info)
             context.log.info(f"{source.name}/{stream}: {describe(window)}")
             try:
                 (report,) = asyncio.run(runner.run([stream], window=window))

@@ -98,6 +98,10 @@ class SourceRunner:
     state: StateStore
     env: Env = field(default_factory=lambda: os.environ)
     clock: Clock = wall_clock
+    #: seconds a run waits for another run of the source to end (``lease``), 0: refused at
+    #: once; and what is told when it begins to wait
+    lease_wait: float = 0
+    on_lease_wait: Callable[[str], None] | None = None
     #: the streams its connector reads whole each run (no cursor), once a run has opened it
     read_whole: set[str] = field(default_factory=set, init=False, repr=False)
 
@@ -183,8 +187,8 @@ class SourceRunner:
         """Hold the source for one run of ``kind`` (``StateStore.lease``): its syncs,
         backfills, audits and reconciliations all take it, as each writes the ledger and a
         reconciliation's re-send of what it read could overwrite a newer sync. Raises
-        ``SourceBusy`` when another run holds it."""
-        return self.state.lease(self.source.name, kind)
+        ``SourceBusy`` when another run still holds it after ``lease_wait`` seconds."""
+        return self.state.lease(self.source.name, kind, self.lease_wait, self.on_lease_wait)
 
     def resume_points(self, plan: Mapping[str, object] | None = None) -> dict[str, Resume]:
         """Stream -> the cursor its next run reads after (None: from its beginning), or

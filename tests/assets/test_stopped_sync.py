@@ -8,6 +8,7 @@ import socket
 
 import dagster as dg
 
+from assets import concurrency
 from pipelines.definitions import build_definitions
 from pipelines.engine.config import parse_config
 from pipelines.engine.state import StateStore
@@ -56,8 +57,9 @@ def test_a_source_held_by_another_run_fails_the_step_with_the_engines_message(
     tmp_path, monkeypatch
 ):
     """The command line syncs the source (it holds the source's lease): Dagster's sync and
-    reconciliation steps of that source fail with the engine's message, having done
-    nothing (the shop and the API here answer nothing)."""
+    reconciliation steps of that source wait their bound, then fail with the engine's
+    message, having done nothing (the shop and the API here answer nothing)."""
+    monkeypatch.setattr(concurrency, "STEP_LEASE_WAIT", 0.2)
     config = parse_config({
         "destination": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "T_DG_API_KEY"},
         "state_url": f"sqlite:///{tmp_path / 'state.db'}",
@@ -81,4 +83,5 @@ def test_a_source_held_by_another_run_fails_the_step_with_the_engines_message(
         assert data is not None, "a Failure with a description, not a bare exception"
         assert data.description.startswith("source woo is busy: another run of it holds it"
                                            " (a sync since ")
+        assert "did not start in 0.2 s of waiting" in data.description
         assert data.metadata["held by"].value.startswith("a sync since ")

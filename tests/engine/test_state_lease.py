@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -41,6 +42,38 @@ def test_a_second_run_of_a_source_is_refused_naming_the_one_that_holds_it(
         with pytest.raises(SourceBusy):
             with first.lease(S, "sync"):
                 pass
+
+
+def test_a_run_may_wait_its_bound_for_the_source_and_is_told_whom_it_waits_for(
+    open_store: OpenStore,
+) -> None:
+    first, second = open_store(), open_store()
+    with first.lease(S, "sync"):
+        with pytest.raises(SourceBusy, match=r"this audit did not start in 0\.3 s of waiting"):
+            with second.lease(S, "audit", wait=0.3):
+                pass
+
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with first.lease(S, "sync"):
+            holding.set()
+            release.wait(60)
+
+    told: list[str] = []
+
+    def waiting(message: str) -> None:  # the first run ends once the second waits for it
+        told.append(message)
+        release.set()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert holding.wait(60)
+    with second.lease(S, "reconcile", wait=60, waiting=waiting):
+        pass
+    holder.join(60)
+    assert len(told) == 1 and told[0].startswith(
+        f"waiting up to 60 s for source {S}: another run of it holds it (a sync since ")
 
 
 def test_a_run_that_holds_its_source_may_take_it_again_within_itself(

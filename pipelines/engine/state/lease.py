@@ -1,10 +1,11 @@
 """A source's run lease: one run of a source writes its cursors and ledger at a time, whoever
 starts it (Dagster, the command line, a backfill, a reconciliation).
 
-A second run of the same source is refused at once (``SourceBusy``), before it reads or
-sends anything, rather than made to wait: when it could start, the first run has just synced
-what it would have, and a waiting run holds a worker and a Dagster slot for nothing. The
-next schedule tick, or the person who started it, runs it again.
+A second run of the same source waits up to ``wait`` seconds for the first to end, then is
+refused (``SourceBusy``) before it reads or sends anything. The caller picks the bound: a
+person at the command line is told at once (0: when the other run ends, this one has
+nothing left to do), while a Dagster step waits its turn behind a sibling step of its source
+that a parallel executor runs at the same time.
 
 The lease lives where the ledger does, and is held by something the operating system or the
 database server takes back when the holder dies, so a crash never leaves a stale lease:
@@ -31,8 +32,9 @@ import os
 import re
 import socket
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -42,17 +44,20 @@ from pipelines.engine.state.base import StoreBase, utc_now
 
 
 class SourceBusy(Exception):
-    """Another run of ``source`` holds its lease; this ``kind`` of run did nothing.
-    ``holder`` says which run, since when and which process, when that could be read."""
+    """Another run of ``source`` holds its lease; this ``kind`` of run did nothing (after
+    waiting ``waited`` seconds). ``holder`` says which run, since when and which process,
+    when that could be read."""
 
-    def __init__(self, source: str, kind: str, holder: str | None) -> None:
-        self.source, self.kind, self.holder = source, kind, holder
+    def __init__(self, source: str, kind: str, holder: str | None, waited: float = 0) -> None:
+        self.source, self.kind, self.holder, self.waited = source, kind, holder, waited
         held = f" ({holder})" if holder else ""
+        after = f" in {waited:g} s of waiting" if waited else ""
         self.message = (
             f"source {source} is busy: another run of it holds it{held}, so this {kind} did not"
-            " start and read or sent nothing (two runs of one source at once would interleave"
-            " their cursors and ledger writes). Run it again once that run has ended. A run"
-            " whose process died lets go at once, so there is nothing to unlock by hand."
+            f" start{after} and read or sent nothing (two runs of one source at once would"
+            " interleave their cursors and ledger writes). Run it again once that run has"
+            " ended. A run whose process died lets go at once, so there is nothing to unlock"
+            " by hand."
         )
         super().__init__(self.message)
 
@@ -64,11 +69,14 @@ def describe_holder(kind: str, since: datetime) -> str:
 
 
 class Leases(StoreBase):
-    """``lease(source, kind)``: hold a source for one run."""
+    """``lease(source, kind, wait)``: hold a source for one run."""
 
     @contextmanager
-    def lease(self, source: str, kind: str) -> Iterator[None]:
-        """Hold ``source`` for the block; raises ``SourceBusy`` when another run holds it.
+    def lease(self, source: str, kind: str, wait: float = 0,
+              waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+        """Hold ``source`` for the block. While another run holds it, try again every second
+        (sooner at first) for up to ``wait`` seconds, then raise ``SourceBusy``; ``waiting``
+        is told once, when the wait begins, whom it waits for.
 
         Nested leases of the same source in one context (an audit that re-sends through a
         sync) join the outer one.
@@ -77,20 +85,35 @@ class Leases(StoreBase):
         if source in held:
             yield
             return
-        holder = describe_holder(kind, utc_now())
-        if self.dialect == "postgresql":
-            taken = _advisory_lock(self._engine, source, kind, holder)
-        else:
-            database = self._engine.url.database or ""
-            in_memory = database in ("", ":memory:") or database.startswith("file:")
-            taken = (_process_lock(id(self._engine), source, kind) if in_memory
-                     else _file_lock(Path(database).expanduser(), source, kind, holder))
-        with taken:
+        deadline, pause = time.monotonic() + wait, 0.05
+        with ExitStack() as stack:
+            while True:
+                try:
+                    stack.enter_context(self._hold(source, kind))
+                    break
+                except SourceBusy as busy:
+                    if time.monotonic() + pause > deadline:
+                        raise SourceBusy(source, kind, busy.holder, wait) from None
+                    if waiting is not None and pause == 0.05:
+                        waiting(f"waiting up to {wait:g} s for source {source}: another run"
+                                f" of it holds it ({busy.holder or 'not known which'})")
+                time.sleep(pause)
+                pause = min(pause * 2, 1.0)
             token = self._leased.set(held | {source})
             try:
                 yield
             finally:
                 self._leased.reset(token)
+
+    def _hold(self, source: str, kind: str) -> AbstractContextManager[None]:
+        """The lease, taken now or ``SourceBusy``."""
+        holder = describe_holder(kind, utc_now())
+        if self.dialect == "postgresql":
+            return _advisory_lock(self._engine, source, kind, holder)
+        database = self._engine.url.database or ""
+        if database in ("", ":memory:") or database.startswith("file:"):
+            return _process_lock(id(self._engine), source, kind, holder)
+        return _file_lock(Path(database).expanduser(), source, kind, holder)
 
 
 #: PostgreSQL shows at most 63 bytes of an application_name
@@ -166,12 +189,12 @@ _IN_PROCESS_LOCK = threading.Lock()
 
 
 @contextmanager
-def _process_lock(engine: int, source: str, kind: str) -> Iterator[None]:
+def _process_lock(engine: int, source: str, kind: str, holder: str) -> Iterator[None]:
     """An in-memory database's lease: only this process can open the database."""
     with _IN_PROCESS_LOCK:
         if (engine, source) in _IN_PROCESS:
             raise SourceBusy(source, kind, _IN_PROCESS[engine, source])
-        _IN_PROCESS[engine, source] = describe_holder(kind, utc_now())
+        _IN_PROCESS[engine, source] = holder
     try:
         yield
     finally:

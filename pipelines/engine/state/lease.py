@@ -85,7 +85,7 @@ class Leases(StoreBase):
         if source in held:
             yield
             return
-        deadline, pause = time.monotonic() + wait, 0.05
+        deadline, pause, told = time.monotonic() + wait, 0.05, False
         with ExitStack() as stack:
             while True:
                 try:
@@ -94,9 +94,10 @@ class Leases(StoreBase):
                 except SourceBusy as busy:
                     if time.monotonic() + pause > deadline:
                         raise SourceBusy(source, kind, busy.holder, wait) from None
-                    if waiting is not None and pause == 0.05:
+                    if waiting is not None and not told:
                         waiting(f"waiting up to {wait:g} s for source {source}: another run"
                                 f" of it holds it ({busy.holder or 'not known which'})")
+                        told = True
                 time.sleep(pause)
                 pause = min(pause * 2, 1.0)
             token = self._leased.set(held | {source})
@@ -116,7 +117,7 @@ class Leases(StoreBase):
         return _file_lock(Path(database).expanduser(), source, kind, holder)
 
 
-#: PostgreSQL shows at most 63 bytes of an application_name
+#: how the application_name of a session holding a lease begins (PostgreSQL keeps 63 bytes)
 _APP_PREFIX = "shopsync "
 
 

@@ -9,9 +9,11 @@ from typing import Any
 import dagster as dg
 from dagster import AssetExecutionContext
 
+from assets import concurrency
 from assets.ledger_checks import source_state_results, state_check_specs
 from assets.resources import StateDatabase
 from assets.secrets import SourceSecrets, taking_secrets
+from assets.sync import busy_failure
 from connectors.marketing.errors import MarketingApiError
 from connectors.sources.base import SourceError
 from pipelines.engine.audit import AuditReport, audit
@@ -19,6 +21,7 @@ from pipelines.engine.completeness import StreamCompleteness
 from pipelines.engine.config import Config, Source
 from pipelines.engine.report import STATES, summarize
 from pipelines.engine.runner import SourceRunner
+from pipelines.engine.state import SourceBusy
 
 
 def completeness_md(rows: list[StreamCompleteness], scope: str) -> str:
@@ -86,6 +89,7 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         group_name=source.name,
         deps=synced,
         kinds={"api"},
+        pool=concurrency.destination_pool(config.destination),  # destination_for(source): it re-sends
         check_specs=[
             *state_check_specs(key, whole_source=True),
             dg.AssetCheckSpec(RUN_VISIBLE, asset=key,
@@ -109,13 +113,19 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         complete: list[StreamCompleteness] = []
         complete_recent: list[StreamCompleteness] = []
         with state_database.open(config) as state:
-            runner = SourceRunner(config, source, state, secrets.env(config, source))
-            if sample != 0:
-                audited = asyncio.run(audit(runner, sample=None if sample == "all" else sample))
-            report = asyncio.run(runner.reconcile(
-                deadline_seconds=config.reconciliation.deadline_seconds,
-                max_resends=config.reconciliation.max_resends,
-            ))
+            runner = SourceRunner(config, source, state, secrets.env(config, source),
+                                  lease_wait=concurrency.STEP_LEASE_WAIT,
+                                  on_lease_wait=context.log.info)
+            try:
+                if sample != 0:
+                    audited = asyncio.run(audit(runner,
+                                                sample=None if sample == "all" else sample))
+                report = asyncio.run(runner.reconcile(
+                    deadline_seconds=config.reconciliation.deadline_seconds,
+                    max_resends=config.reconciliation.max_resends,
+                ))
+            except SourceBusy as exc:
+                raise busy_failure(exc) from None
             recent = runner.recent_window()
             try:  # the source not answering leaves what was confirmed confirmed
                 complete = asyncio.run(runner.completeness())

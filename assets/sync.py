@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 import dagster as dg
 from dagster import AssetExecutionContext
 
+from assets import concurrency
 from assets.graph import REFERS_TO
 from assets.ledger_checks import state_check_results, state_check_specs
 from assets.metadata import metadata_of
@@ -26,6 +27,7 @@ from assets.window import SyncWindow, describe
 from pipelines.engine.config import Config, Source
 from pipelines.engine.quality import rules_markdown, summarize
 from pipelines.engine.runner import SourceRunner
+from pipelines.engine.state import SourceBusy
 from pipelines.engine.stopped import SyncStopped, resume_text
 from pipelines.engine.stream_report import StreamReport
 
@@ -110,6 +112,13 @@ def stopped_failure(exc: SyncStopped) -> dg.Failure:
     )
 
 
+def busy_failure(exc: SourceBusy) -> dg.Failure:
+    """Another run of the source holds it (the command line's, say): a failed step with the
+    engine's message — which run holds it, since when, what to do — not a traceback."""
+    return dg.Failure(description=exc.message,
+                      metadata={"held by": dg.MetadataValue.text(exc.holder or "-")})
+
+
 def stream_asset(config: Config, source: Source, stream: str, resources: list[str],
                  produced: set[str]) -> dg.AssetsDefinition:
     """The multi-asset of one stream of one source."""
@@ -142,19 +151,23 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
         specs=specs,
         check_specs=check_specs,
         can_subset=False,
-        pool=f"shopsync_{source.name}",
+        pool=concurrency.destination_pool(config.destination),  # destination_for(source)
     )
     @taking_secrets(source)
     def _sync(context: AssetExecutionContext, secrets: SourceSecrets,  # resources by key
               sync_window: SyncWindow, state_database: StateDatabase) -> Iterator[dg.MaterializeResult]:
         window = sync_window.window()
         with state_database.open(config) as state:
-            runner = SourceRunner(config, source, state, secrets.env(config, source))
+            runner = SourceRunner(config, source, state, secrets.env(config, source),
+                                  lease_wait=concurrency.STEP_LEASE_WAIT,
+                                  on_lease_wait=context.log.info)
             context.log.info(f"{source.name}/{stream}: {describe(window)}")
             try:
                 (report,) = asyncio.run(runner.run([stream], window=window))
             except SyncStopped as exc:
                 raise stopped_failure(exc) from None
+            except SourceBusy as exc:
+                raise busy_failure(exc) from None
             keys = {resource: asset_key(source, resource) for resource in resources}
             held = state_check_results(state, source.name, keys)
             for resource, key in keys.items():

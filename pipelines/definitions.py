@@ -20,6 +20,7 @@ from collections.abc import Mapping
 import dagster as dg
 
 from assets.alerts import alerts_sensor, failed_runs_sensor
+from assets.concurrency import source_tags
 from assets.reconciliation import reconciliation_asset
 from assets.resources import shared_resources
 from assets.secrets import secrets_for, secrets_key
@@ -76,7 +77,7 @@ def build_definitions(config: Config) -> dg.Definitions:
         resources[secrets_key(source)] = secrets_for(config, source)
         job = dg.define_asset_job(
             f"{source.name}_sync", selection=dg.AssetSelection.assets(*synced),
-            executor_def=dg.in_process_executor,
+            executor_def=dg.in_process_executor, tags=source_tags(source),
             description=f"Sync {source.name} into the Marketing API: the incremental sync from"
                         " the stored cursors; set `resources.sync_window.config` start and end"
                         " (YYYY-MM-DD) in the Launchpad to backfill a window instead. Each"
@@ -88,7 +89,7 @@ def build_definitions(config: Config) -> dg.Definitions:
         check = dg.define_asset_job(
             f"{source.name}_reconcile",
             selection=dg.AssetSelection.assets(report),
-            executor_def=dg.in_process_executor,
+            executor_def=dg.in_process_executor, tags=source_tags(source),
             description=f"Reconcile {source.name}: read accepted items back, re-send what is"
                         " missing, audit a sample of what is visible; its report's checks say"
                         " what the ledger of the whole source still holds back.")

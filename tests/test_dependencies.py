@@ -38,7 +38,18 @@ def declared(requirements: list[str]) -> set[str]:
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 RUNTIME = declared(PROJECT["dependencies"])
-TEST = declared(PROJECT["optional-dependencies"]["test"])
+
+
+def extra(name: str) -> set[str]:
+    """The distributions an extra names, with this project's extras it pulls in
+    (``shopsync[deploy]``) in place of the project itself."""
+    requirements = PROJECT["optional-dependencies"][name]
+    pulled = {e.strip() for r in requirements if canonical(r).startswith("shopsync[")
+              for e in r.partition("[")[2].partition("]")[0].split(",")}
+    return (declared(requirements) - {"shopsync"}).union(*(extra(e) for e in pulled))
+
+
+TEST = extra("test")
 
 
 def third_party(*folders: str) -> dict[str, set[str]]:

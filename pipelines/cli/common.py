@@ -16,6 +16,8 @@ R = TypeVar("R")
 #: exit codes besides 0 (done), 1 (an error, or items that failed) and 2 (the configuration):
 #: the destination was down — nothing lost, run again later (sysexits' EX_TEMPFAIL) …
 EXIT_DESTINATION_DOWN = 75
+#: … another run of the source holds it — nothing done, run again once it ended (likewise) …
+EXIT_SOURCE_BUSY = 75
 #: … and Ctrl-C (128 + SIGINT, as shells report it)
 EXIT_INTERRUPTED = 130
 
@@ -39,6 +41,7 @@ def friendly_errors(fn: Callable[P, R]) -> Callable[P, R]:
         )
         from connectors.sources.base import SourceError
         from pipelines.engine.config import ConfigError
+        from pipelines.engine.state import SourceBusy
         from pipelines.engine.stopped import SyncStopped
 
         try:
@@ -47,6 +50,9 @@ def friendly_errors(fn: Callable[P, R]) -> Callable[P, R]:
             click.echo(f"error: {exc}" if exc.why == "destination down" else str(exc), err=True)
             sys.exit(EXIT_DESTINATION_DOWN if exc.why == "destination down"
                      else EXIT_INTERRUPTED)
+        except SourceBusy as exc:  # another run holds the source: this one did nothing
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_SOURCE_BUSY)
         except DestinationDown as exc:
             click.echo(f"error: destination down: {exc}", err=True)
             sys.exit(EXIT_DESTINATION_DOWN)

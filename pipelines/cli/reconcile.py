@@ -71,7 +71,9 @@ Exit codes:
      again (1 wins over 3)
   3  some items or steps could not be checked (a read that failed after its
      retries, a source that did not answer): they are kept for the next run
-  2  the configuration cannot be used""")
+  2  the configuration cannot be used
+  75 another run of the source holds it (a sync, say): nothing was done;
+     run it again once that run has ended""")
 @config_option
 @click.option("--source", "sources", multiple=True, help="Reconcile only this source (repeatable).")
 @click.option("--deadline", default=None, type=click.FloatRange(min=0),

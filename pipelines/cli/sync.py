@@ -51,7 +51,8 @@ def sync(config_path: str | None, sources: tuple[str, ...], streams: tuple[str, 
 
     Exit codes: 0 done; 1 an error, or items that failed (they are sent again first next
     time); 2 the configuration; 75 the destination was down (it answered no request for
-    destination.down_after_seconds): the sync stopped, nothing is lost, run it again later;
+    destination.down_after_seconds): the sync stopped, nothing is lost, run it again later
+    — or another run of the source holds it: this one did nothing, run it again once it ended;
     130 interrupted by Ctrl-C. Both stops say where the next run resumes.
     """
     from pipelines.engine.runner import SourceRunner

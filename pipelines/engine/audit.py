@@ -163,7 +163,18 @@ async def audit(runner: SourceRunner, *, sample: int | None = None,
                 resources: Sequence[str] | None = None) -> AuditReport:
     """Audit the source's resources (every visible item, or ``sample`` per resource) and
     send what is missing or different again; each resource's figures are kept as a run of
-    kind ``audit``."""
+    kind ``audit``. The source is held for the whole audit (``SourceRunner.lease``): its
+    re-sends map what it read, which a sync at the same time could make stale.
+
+    Raises:
+        SourceBusy: another run of the source holds it; nothing was done.
+    """
+    with runner.lease("audit"):
+        return await _audit(runner, sample, resources)
+
+
+async def _audit(runner: SourceRunner, sample: int | None,
+                 resources: Sequence[str] | None) -> AuditReport:
     planned = [r for rs in runner.plan().values() for r in rs]
     wanted = [r for r in planned if resources is None or r in resources]
     name = runner.source.name

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AsyncExitStack
+from contextlib import AbstractContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -104,6 +104,10 @@ class SourceRunner:
     state: StateStore
     env: Env = field(default_factory=lambda: os.environ)
     clock: Clock = wall_clock
+    #: seconds a run waits for another run of the source to end (``lease``), 0: refused at
+    #: once; and what is told when it begins to wait
+    lease_wait: float = 0
+    on_lease_wait: Callable[[str], None] | None = None
     #: the streams its connector reads whole each run (no cursor), once a run has opened it
     read_whole: set[str] = field(default_factory=set, init=False, repr=False)
 
@@ -141,6 +145,7 @@ class SourceRunner:
         """Sync ``streams`` (default: all planned), limited to the resources in ``only``.
 
         Raises:
+            SourceBusy: another run of the source holds it (``lease``); nothing was done.
             SyncStopped: the destination was down (every request failed for
                 ``destination.down_after_seconds``): the stream stopped reading, what was
                 recorded stays, and the message says where the next run resumes.
@@ -157,10 +162,12 @@ class SourceRunner:
                                     f" its streams: {', '.join(plan)}")])
             plan = {s: r for s, r in plan.items() if s in streams}
         reports = []
-        # GX imports while the connections open and the first pages arrive: every step's
-        # suites at the first step of a run
-        prepare([r for rs in self.plan().values() for r in rs])
         async with AsyncExitStack() as stack:
+            if not dry_run:  # a dry run writes nothing: no lease; entered first, released last
+                stack.enter_context(self.lease("backfill" if window else "sync"))
+            # GX imports while the connections open and the first pages arrive: every step's
+            # suites at the first step of a run
+            prepare([r for rs in self.plan().values() for r in rs])
             connector = self.open_connector()
             stack.push_async_callback(connector.aclose)
             self.read_whole = {s for s, spec in connector.streams().items() if not spec.incremental}
@@ -192,6 +199,13 @@ class SourceRunner:
                                                    resume) from None
         return reports
 
+    def lease(self, kind: str) -> AbstractContextManager[None]:
+        """Hold the source for one run of ``kind`` (``StateStore.lease``): its syncs,
+        backfills, audits and reconciliations all take it, as each writes the ledger and a
+        reconciliation's re-send of what it read could overwrite a newer sync. Raises
+        ``SourceBusy`` when another run still holds it after ``lease_wait`` seconds."""
+        return self.state.lease(self.source.name, kind, self.lease_wait, self.on_lease_wait)
+
     def resume_points(self, plan: Mapping[str, object] | None = None) -> dict[str, Resume]:
         """Stream -> the cursor its next run reads after (None: from its beginning), or
         ``"whole"`` for a stream read whole every run."""
@@ -202,8 +216,17 @@ class SourceRunner:
     async def reconcile(
         self, *, deadline_seconds: float = 600, max_resends: int = 3
     ) -> ReconcileReport:
-        """Confirm what was accepted became visible; re-send what did not, in time."""
+        """Confirm what was accepted became visible; re-send what did not, in time.
+
+        Raises:
+            SourceBusy: another run of the source holds it (``lease``); nothing was done.
+        """
         resources = [r for rs in self.plan().values() for r in rs]
+        with self.lease("reconcile"):
+            return await self._reconcile(resources, deadline_seconds, max_resends)
+
+    async def _reconcile(self, resources: list[str], deadline_seconds: float,
+                         max_resends: int) -> ReconcileReport:
         async with self.open_client() as client:
             id_data_source = await resolve_data_source(
                 client, self.source.data_source, create=False

@@ -1,5 +1,6 @@
 """In Dagster, a sync that stops because the destination is down is a failed step that says so
-— since when, that nothing is lost, where the next run resumes — not a traceback."""
+— since when, that nothing is lost, where the next run resumes — not a traceback; so is a
+step of a source another run holds."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import socket
 
 import dagster as dg
 
+from assets import concurrency
 from pipelines.definitions import build_definitions
 from pipelines.engine.config import parse_config
+from pipelines.engine.state import StateStore
 from sandbox.shops.woocommerce.launch import start_in_thread
 
 
@@ -48,3 +51,37 @@ def test_a_dead_destination_fails_the_step_with_the_message_and_where_it_resumes
     assert data.metadata["stopped"].value == "destination down"
     assert data.metadata["resumes"].value == "orders from its beginning"
     assert "abcd1234.dead-destination" not in data.description
+
+
+def test_a_source_held_by_another_run_fails_the_step_with_the_engines_message(
+    tmp_path, monkeypatch
+):
+    """The command line syncs the source (it holds the source's lease): Dagster's sync and
+    reconciliation steps of that source wait their bound, then fail with the engine's
+    message, having done nothing (the shop and the API here answer nothing)."""
+    monkeypatch.setattr(concurrency, "STEP_LEASE_WAIT", 0.2)
+    config = parse_config({
+        "destination": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "T_DG_API_KEY"},
+        "state_url": f"sqlite:///{tmp_path / 'state.db'}",
+        "sources": [{"name": "woo", "platform": "woocommerce",
+                     "connection": {"url": "http://127.0.0.1:9", "key_env": "T_DG_WC_KEY",
+                                    "secret_env": "T_DG_WC_SECRET"}}],
+    })
+    defs = build_definitions(config)
+    steps = [a for a in defs.assets if {dg.AssetKey(["woo", "orders"]),
+                                        dg.AssetKey(["woo", "reconciliation"])} & set(a.keys)]
+    for name, value in {"T_DG_API_KEY": "abcd1234.held", "T_DG_WC_KEY": "k",
+                        "T_DG_WC_SECRET": "s"}.items():
+        monkeypatch.setenv(name, value)
+    with StateStore(config.state_url or "") as state, state.lease("woo", "sync"):
+        results = [dg.materialize([step], resources=dict(defs.resources), raise_on_error=False,
+                                  instance=dg.DagsterInstance.ephemeral()) for step in steps]
+
+    for result in results:
+        (failure,) = result.get_step_failure_events()
+        data = failure.step_failure_data.user_failure_data
+        assert data is not None, "a Failure with a description, not a bare exception"
+        assert data.description.startswith("source woo is busy: another run of it holds it"
+                                           " (a sync since ")
+        assert "did not start in 0.2 s of waiting" in data.description
+        assert data.metadata["held by"].value.startswith("a sync since ")

@@ -65,9 +65,10 @@ def test_the_path_comes_from_the_environment(tmp_path, monkeypatch):
          "alerts.webhook_url: webhook_url 'http://localhost.evil.example/hook' must use https"),
         (("state_url: sqlite:///state.db", "state_url: state.db"),
          "state_url: not a SQLAlchemy URL; like sqlite:////var/lib/shopsync/state.db"),
-        (("state_url: sqlite:///state.db", "state_url: postgresql+psycopg2://db.example.com/s"),
-         "state_url: the driver of postgresql+psycopg2 is not installed (No module named"
-         " 'psycopg2')"),
+        # pg8000: a PostgreSQL driver nothing installs (psycopg2 comes with dagster-postgres)
+        (("state_url: sqlite:///state.db", "state_url: postgresql+pg8000://db.example.com/s"),
+         "state_url: the driver of postgresql+pg8000 is not installed (No module named"
+         " 'pg8000')"),
         (("state_url: sqlite:///state.db", "state_url: mysql+pymysql://db.example.com/s"),
          "state_url: the state store runs on SQLite or PostgreSQL, not 'mysql'"),
         (("rename: {phone_number: billing.phone}",

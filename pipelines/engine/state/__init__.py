@@ -7,6 +7,7 @@ creates and upgrades its own schema when opened. See ``store.py`` for the semant
 
 from __future__ import annotations
 
+from pipelines.engine.state.lease import SourceBusy
 from pipelines.engine.state.models import (
     EventKind,
     ItemEvent,
@@ -28,5 +29,6 @@ __all__ = [
     "Outcome",
     "RunRecord",
     "SchemaTooNewError",
+    "SourceBusy",
     "StateStore",
 ]

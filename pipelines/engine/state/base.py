@@ -56,6 +56,10 @@ class StoreBase:
         self._runs: ContextVar[tuple[_OpenRun, ...]] = ContextVar(
             f"shopsync_runs_{id(self)}", default=()
         )
+        #: the sources whose run lease this context holds (``lease.py``)
+        self._leased: ContextVar[frozenset[str]] = ContextVar(
+            f"shopsync_leased_{id(self)}", default=frozenset()
+        )
         try:
             with self._connection(write=True) as conn:
                 migrate(conn, migrations)

@@ -30,10 +30,10 @@ class Runs(StoreBase):
 
         Older runs of the same source and stream (or resource; ``None`` for a whole source)
         still ``running`` are marked ``interrupted``: their process was killed, or lost, before
-        it could say how they ended. The rule cannot tell a dead process from a live one, so
-        two runs of one stream at once would mark the first interrupted while it runs; its own
-        ``finish_run`` then puts its real outcome back (the Dagster assets of a source share a
-        pool and never run at once).
+        it could say how they ended. The rule cannot tell a dead process from a live one, but
+        there is never a live one: the engine's runs hold their source's lease
+        (``lease.py``), so two runs of one source never run at once. (Were one to, its own
+        ``finish_run`` would put its real outcome back.)
         """
         now = utc_now()
         same = runs.c.resource.is_(None) if resource is None else runs.c.resource == resource

@@ -20,13 +20,14 @@ asyncio task), so the engine names it once, when it starts the run.
 from __future__ import annotations
 
 from pipelines.engine.state.budgets import RequestBudgets
+from pipelines.engine.state.lease import Leases
 from pipelines.engine.state.queries import LedgerQueries
 from pipelines.engine.state.readbacks import Readbacks
 from pipelines.engine.state.runs import Runs
 from pipelines.engine.state.writes import LedgerWrites
 
 
-class StateStore(LedgerWrites, LedgerQueries, Readbacks, Runs, RequestBudgets):
+class StateStore(LedgerWrites, LedgerQueries, Readbacks, Runs, RequestBudgets, Leases):
     """Runs, cursors and the ledger of one shopsync installation, in one database.
 
     ``url`` is a SQLAlchemy URL: ``sqlite:///path/state.db`` (the parent folder is
@@ -37,8 +38,8 @@ class StateStore(LedgerWrites, LedgerQueries, Readbacks, Runs, RequestBudgets):
     database, the open transaction, the runs begun in this context): ``runs.py`` (runs and
     cursors), ``writes.py`` (what changes the ledger), ``queries.py`` (what it is asked),
     ``events.py`` (each item's story), ``readbacks.py`` (what audits saw), ``budgets.py``
-    (request budgets shared by every process). Mixins rather
-    than parts the store delegates to: the engine calls one flat object
+    (request budgets shared by every process), ``lease.py`` (one run of a source at a
+    time). Mixins rather than parts the store delegates to: the engine calls one flat object
     (``store.record(…)``, ``store.counts(…)``), and every concern shares the one connection
     of a ``transaction()`` and the run an event names, so parts would need the base anyway
     and the store would repeat each signature to forward it.

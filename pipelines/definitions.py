@@ -64,7 +64,7 @@ def build_definitions(config: Config) -> dg.Definitions:
     schedules = []
     status = automation_status(config)
     for source in config.sources:
-        plan = selected_resources(source, config.destination.write_carts)
+        plan = selected_resources(source, config.destination_for(source).write_carts)
         produced = {resource for resources_ in plan.values() for resource in resources_}
         synced = []
         for stream, stream_resources in plan.items():

@@ -170,7 +170,7 @@ async def audit(runner: SourceRunner, *, sample: int | None = None,
     report = AuditReport(name)
     run_ids = {r: runner.state.start_run(name, r, "audit") for r in wanted}
     try:
-        async with open_client(runner.config, runner.env, runner.clock) as client:
+        async with open_client(runner.config, runner.source, runner.env, runner.clock) as client:
             id_data_source = await resolve_data_source(client, runner.source.data_source,
                                                         create=False)
             if id_data_source is None:

@@ -48,13 +48,17 @@ def open_connector(source: Source, env: Env) -> SourceConnector:
     return platform(source.platform).open_connector(source, env)
 
 
-def open_client(config: Config, env: Env, clock: Clock = wall_clock) -> MarketingClient:
-    """The API client of the destination, with a circuit breaker for its whole life (one
-    run): down after ``destination.down_after_seconds`` of failures, on ``clock``."""
-    destination = config.destination
-    key = secret_from(env, destination.api_key_env, "destination.api_key_env")
+def open_client(config: Config, source: Source, env: Env,
+                clock: Clock = wall_clock) -> MarketingClient:
+    """The API client of ``source``'s destination (``config.destination_for``), with a
+    circuit breaker for its whole life (one run): down after
+    ``destination.down_after_seconds`` of failures, on ``clock``."""
+    destination = config.destination_for(source)
+    key = secret_from(env, destination.api_key_env,
+                      config.destination_field(source, "api_key_env"))
     kpi_key = (
-        secret_from(env, destination.kpi_api_key_env, "destination.kpi_api_key_env")
+        secret_from(env, destination.kpi_api_key_env,
+                    config.destination_field(source, "kpi_api_key_env"))
         if destination.kpi_api_key_env
         else None
     )
@@ -110,7 +114,8 @@ class SourceRunner:
                    env)
 
     def plan(self) -> dict[str, list[str]]:
-        return selected_resources(self.source, self.config.destination.write_carts)
+        return selected_resources(self.source,
+                                  self.config.destination_for(self.source).write_carts)
 
     async def run(
         self,
@@ -148,7 +153,7 @@ class SourceRunner:
             connector = open_connector(self.source, self.env)
             stack.push_async_callback(connector.aclose)
             self.read_whole = {s for s, spec in connector.streams().items() if not spec.incremental}
-            client = open_client(self.config, self.env, self.clock)
+            client = open_client(self.config, self.source, self.env, self.clock)
             stack.push_async_callback(client.aclose)
             stream: str | None = None
             try:
@@ -188,7 +193,7 @@ class SourceRunner:
     ) -> ReconcileReport:
         """Confirm what was accepted became visible; re-send what did not, in time."""
         resources = [r for rs in self.plan().values() for r in rs]
-        async with open_client(self.config, self.env, self.clock) as client:
+        async with open_client(self.config, self.source, self.env, self.clock) as client:
             id_data_source = await resolve_data_source(
                 client, self.source.data_source, create=False
             )

@@ -29,6 +29,10 @@ class _Model(BaseModel):
 
 
 class Destination(_Model):
+    """The Marketing API a sync writes to: the global ``destination``, or a source's own
+    ``destination`` (whose fields not given are the global one's, see
+    ``Config.destination_for``)."""
+
     base_url: str = "http://127.0.0.1:8787/v1"
     api_key_env: str = "SHOPSYNC_API_KEY"
     kpi_api_key_env: str | None = None
@@ -137,6 +141,9 @@ class Source(_Model):
     currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
     mapping: dict[str, ResourceMapping] = Field(default_factory=dict)
     tuning: Tuning = Tuning()
+    #: where this source's items go when not the global destination (another account, or
+    #: another API): only the fields given here differ from the global ``destination``
+    destination: Destination | None = None
 
     @field_validator("platform")
     @classmethod
@@ -239,6 +246,23 @@ class Config(_Model):
             return database_url(value)
         except ValueError as exc:
             raise ConfigError([f"state_url_env: {self.state_url_env}: {exc}"]) from None
+
+    def destination_for(self, source: Source) -> Destination:
+        """The destination ``source`` syncs into: its own ``destination`` over the global
+        one, field by field (a source naming only ``api_key_env`` writes to the global
+        ``base_url`` with its own key)."""
+        if source.destination is None:
+            return self.destination
+        given = source.destination.model_dump(exclude_unset=True)
+        return self.destination.model_copy(update=given) if given else self.destination
+
+    def destination_field(self, source: Source, name: str) -> str:
+        """Where the value of the destination's field ``name`` for ``source`` is written,
+        for a message that names it."""
+        if source.destination is None or name not in source.destination.model_fields_set:
+            return f"destination.{name}"
+        index = next(i for i, s in enumerate(self.sources) if s.name == source.name)
+        return f"sources[{index}].destination.{name}"
 
     def source(self, name: str) -> Source:
         for source in self.sources:

@@ -73,9 +73,9 @@ def test_a_schedule_written_in_the_file_is_kept_as_written():
 
 
 def test_a_shop_keeps_its_minute_as_shops_come_and_go():
-    names = [f"shop_{i:04d}" for i in range(SHOPS)]
+    names = tuple(f"shop_{i:04d}" for i in range(SHOPS))
     before = spread(names, 15)
-    after = spread([*names[:100], *names[101:], "shop_new"], 15)
+    after = spread((*names[:100], *names[101:], "shop_new"), 15)
 
     moved = [n for n in names if n != names[100] and before[n] != after[n]]
     assert len(moved) <= SHOPS // 50, moved  # a few, where a minute was full

@@ -9,6 +9,7 @@ same reading, so the engine asks Dagster rather than a second parser that could 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -47,7 +48,8 @@ def _preferred(name: str, every: int) -> int:
     return int.from_bytes(digest, "big") % every
 
 
-def spread(names: list[str], every: int) -> dict[str, int]:
+@functools.lru_cache(maxsize=8)  # one configuration asks once per source
+def spread(names: tuple[str, ...], every: int) -> dict[str, int]:
     """A minute offset within ``every`` minutes for each name: its hash's, unless that
     minute already holds its share (``ceil(len(names) / every)``), then the next free one.
 
@@ -69,3 +71,10 @@ def spread(names: list[str], every: int) -> dict[str, int]:
 def at_offset(every: int, offset: int) -> str:
     """Every ``every`` minutes from minute ``offset`` of the hour, as cron."""
     return f"{offset}-59/{every} * * * *" if every < 60 else f"{offset} * * * *"
+
+
+def spread_cron(cron: str, names: tuple[str, ...], name: str) -> str:
+    """``cron`` for ``name`` among ``names`` sharing it: an "every N minutes" at the minute
+    ``spread`` gives it; any other cron as it is."""
+    every = every_minutes(cron)
+    return at_offset(every, spread(names, every)[name]) if every else cron

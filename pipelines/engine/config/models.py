@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import date
-from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -18,7 +17,7 @@ from pipelines.engine.config.checks import (
     env_var_name,
     secure_address,
 )
-from pipelines.engine.config.cron import at_offset, cron_schedule, every_minutes, spread
+from pipelines.engine.config.cron import cron_schedule, spread_cron
 from pipelines.engine.config.errors import ConfigError
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
@@ -248,31 +247,21 @@ class Config(_Model):
         except ValueError as exc:
             raise ConfigError([f"state_url_env: {self.state_url_env}: {exc}"]) from None
 
-    @cached_property
-    def _spread(self) -> dict[str, dict[str, str]]:
-        """Per kind of schedule (sync, reconcile), the cron of each source whose schedule is
-        the default: at a minute of its own within the period (``cron.spread``)."""
-        kinds = {"sync": (Source.model_fields["schedule"].default,
-                          [s.name for s in self.sources if "schedule" not in s.model_fields_set]),
-                 "reconcile": (self.reconciliation.schedule,
-                               [] if "schedule" in self.reconciliation.model_fields_set
-                               else [s.name for s in self.sources])}
-        crons: dict[str, dict[str, str]] = {}
-        for kind, (default, names) in kinds.items():
-            every = every_minutes(default)
-            crons[kind] = ({name: at_offset(every, minute)
-                            for name, minute in spread(names, every).items()} if every else {})
-        return crons
-
     def schedule_for(self, source: Source) -> str | None:
         """When ``source`` syncs: its ``schedule`` as written, or, when it names none, the
         default period at a minute of its own (hundreds of sources do not start at once)."""
-        return self._spread["sync"].get(source.name, source.schedule)
+        if "schedule" in source.model_fields_set:
+            return source.schedule
+        names = tuple(s.name for s in self.sources if "schedule" not in s.model_fields_set)
+        return spread_cron(Source.model_fields["schedule"].default, names, source.name)
 
     def reconciliation_schedule_for(self, source: Source) -> str:
         """When ``source`` is reconciled: ``reconciliation.schedule`` as written, or the
         default period at a minute of the source's own."""
-        return self._spread["reconcile"].get(source.name, self.reconciliation.schedule)
+        cron = self.reconciliation.schedule
+        if "schedule" in self.reconciliation.model_fields_set:
+            return cron
+        return spread_cron(cron, tuple(s.name for s in self.sources), source.name)
 
     def destination_for(self, source: Source) -> Destination:
         """The destination ``source`` syncs into: its own ``destination`` over the global

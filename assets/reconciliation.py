@@ -89,7 +89,7 @@ def reconciliation_asset(config: Config, source: Source, synced: list[dg.AssetKe
         group_name=source.name,
         deps=synced,
         kinds={"api"},
-        pool=concurrency.destination_pool(config.destination),  # destination_for(source): it re-sends
+        pool=concurrency.destination_pool(config.destination_for(source)),  # it re-sends
         check_specs=[
             *state_check_specs(key, whole_source=True),
             dg.AssetCheckSpec(RUN_VISIBLE, asset=key,

@@ -18,7 +18,7 @@ from pipelines.engine.config import Config, Source
 
 
 class SourceSecrets(dg.ConfigurableResource):
-    """The destination key and one source's credentials."""
+    """The key of the source's destination and the source's credentials."""
 
     api_key: str
     kpi_api_key: str | None = None
@@ -29,9 +29,10 @@ class SourceSecrets(dg.ConfigurableResource):
 
     def env(self, config: Config, source: Source) -> dict[str, str]:
         """The environment the engine reads its secrets from (names from the configuration)."""
+        destination = config.destination_for(source)
         pairs = {
-            config.destination.api_key_env: self.api_key,
-            config.destination.kpi_api_key_env: self.kpi_api_key,
+            destination.api_key_env: self.api_key,
+            destination.kpi_api_key_env: self.kpi_api_key,
             source.connection.key_env: self.key,
             source.connection.secret_env: self.secret,
             source.connection.token_env: self.token,
@@ -48,9 +49,10 @@ def secrets_for(config: Config, source: Source) -> SourceSecrets:
     def var(name: str | None) -> dg.EnvVar | None:
         return dg.EnvVar(name) if name else None
 
+    destination = config.destination_for(source)
     return SourceSecrets(
-        api_key=dg.EnvVar(config.destination.api_key_env),
-        kpi_api_key=var(config.destination.kpi_api_key_env),
+        api_key=dg.EnvVar(destination.api_key_env),
+        kpi_api_key=var(destination.kpi_api_key_env),
         key=var(source.connection.key_env),
         secret=var(source.connection.secret_env),
         token=var(source.connection.token_env),

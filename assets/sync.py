@@ -151,7 +151,7 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
         specs=specs,
         check_specs=check_specs,
         can_subset=False,
-        pool=concurrency.destination_pool(config.destination),  # destination_for(source)
+        pool=concurrency.destination_pool(config.destination_for(source)),
     )
     @taking_secrets(source)
     def _sync(context: AssetExecutionContext, secrets: SourceSecrets,  # resources by key

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import dagster as dg
 
@@ -23,7 +24,7 @@ from assets.alerts import alerts_sensor, failed_runs_sensor
 from assets.concurrency import source_tags
 from assets.reconciliation import reconciliation_asset
 from assets.resources import shared_resources
-from assets.secrets import secrets_for, secrets_key
+from assets.secrets import SourceSecrets, secrets_for, secrets_key
 from assets.sync import stream_asset
 from assets.window import WINDOW_KEY, SyncWindow
 from pipelines.engine.config import (
@@ -42,15 +43,73 @@ def automation_status(config: Config) -> dg.DefaultScheduleStatus:
             else dg.DefaultScheduleStatus.STOPPED)
 
 
-def _sync_schedule(config: Config, source: Source,
-                   job: dg.UnresolvedAssetJobDefinition) -> dg.ScheduleDefinition:
-    assert source.schedule is not None
+def _sync_schedule(config: Config, source: Source, job: dg.JobDefinition) -> dg.ScheduleDefinition:
+    cron = config.schedule_for(source)
+    assert cron is not None
     return dg.ScheduleDefinition(
-        name=f"{source.name}_schedule", cron_schedule=source.schedule, job=job,
+        name=f"{source.name}_schedule", cron_schedule=cron, job=job,
         execution_timezone="UTC", default_status=automation_status(config),
-        description=f"The incremental sync of {source.name} (`sources[].schedule`); turned on"
-                    " when the location loads unless `automation: off`",
+        description=f"The incremental sync of {source.name} (`sources[].schedule`, else every"
+                    " 15 minutes at a minute of its own); turned on when the location loads"
+                    " unless `automation: off`",
     )
+
+
+class _SourceDefinitions(NamedTuple):
+    assets: list[dg.AssetsDefinition]
+    jobs: list[dg.JobDefinition]
+    schedules: list[dg.ScheduleDefinition]
+    secrets: SourceSecrets
+
+
+def _source_definitions(config: Config, source: Source,
+                        shared: Mapping[str, dg.ConfigurableResource]) -> _SourceDefinitions:
+    """One source's assets, its secrets, its two jobs and their schedules.
+
+    The jobs are resolved here, among the source's own assets and resources: Dagster
+    resolves a job given unresolved against every asset of the location and gives it every
+    resource of the location, which makes a location of N sources cost N² (500 sources:
+    minutes to load, see the README's "Many shops")."""
+    assets: list[dg.AssetsDefinition] = []
+    plan = selected_resources(source, config.destination_for(source).write_carts)
+    produced = {resource for resources_ in plan.values() for resource in resources_}
+    synced = []
+    for stream, stream_resources in plan.items():
+        asset = stream_asset(config, source, stream, stream_resources, produced)
+        assets.append(asset)
+        synced += list(asset.keys)
+    report = reconciliation_asset(config, source, synced)
+    assets.append(report)
+    sync = dg.define_asset_job(
+        f"{source.name}_sync", selection=dg.AssetSelection.assets(*synced),
+        executor_def=dg.in_process_executor, tags=source_tags(source),
+        description=f"Sync {source.name} into the Marketing API: the incremental sync from"
+                    " the stored cursors; set `resources.sync_window.config` start and end"
+                    " (YYYY-MM-DD) in the Launchpad to backfill a window instead. Each"
+                    " step ends with its assets' checks: the run's, and the ledger's"
+                    " state.")
+    check = dg.define_asset_job(
+        f"{source.name}_reconcile",
+        selection=dg.AssetSelection.assets(report),
+        executor_def=dg.in_process_executor, tags=source_tags(source),
+        description=f"Reconcile {source.name}: read accepted items back, re-send what is"
+                    " missing, audit a sample of what is visible; its report's checks say"
+                    " what the ledger of the whole source still holds back.")
+    secrets = secrets_for(config, source)
+    own = dg.Definitions(assets=assets, jobs=[sync, check],
+                         resources={**shared, secrets_key(source): secrets})
+    jobs = [own.resolve_job_def(sync.name), own.resolve_job_def(check.name)]
+    schedules = [dg.ScheduleDefinition(
+        name=f"{source.name}_reconcile_schedule", job=jobs[1],
+        cron_schedule=config.reconciliation_schedule_for(source), execution_timezone="UTC",
+        default_status=automation_status(config),
+        description=f"Reconciliation of {source.name} (`reconciliation.schedule`, else every"
+                    " 5 minutes at a minute of its own); turned on when the location loads"
+                    " unless `automation: off`",
+    )]
+    if config.schedule_for(source):
+        schedules.insert(0, _sync_schedule(config, source, jobs[0]))
+    return _SourceDefinitions(assets, jobs, schedules, secrets)
 
 
 def build_definitions(config: Config) -> dg.Definitions:
@@ -58,49 +117,18 @@ def build_definitions(config: Config) -> dg.Definitions:
     job and a reconciliation job with their schedules. Jobs run their steps in one process:
     a step is seconds of work, and a process per step would pay the interpreter's start and
     the great-expectations import again for each."""
+    shared: dict[str, dg.ConfigurableResource] = {WINDOW_KEY: SyncWindow(),
+                                                   **shared_resources(config)}
     assets: list[dg.AssetsDefinition] = []
-    resources: dict[str, dg.ConfigurableResource] = {WINDOW_KEY: SyncWindow(),
-                                                      **shared_resources(config)}
-    jobs = []
-    schedules = []
-    status = automation_status(config)
+    resources: dict[str, dg.ConfigurableResource] = dict(shared)
+    jobs: list[dg.JobDefinition] = []
+    schedules: list[dg.ScheduleDefinition] = []
     for source in config.sources:
-        plan = selected_resources(source, config.destination.write_carts)
-        produced = {resource for resources_ in plan.values() for resource in resources_}
-        synced = []
-        for stream, stream_resources in plan.items():
-            asset = stream_asset(config, source, stream, stream_resources, produced)
-            assets.append(asset)
-            synced += list(asset.keys)
-        report = reconciliation_asset(config, source, synced)
-        assets.append(report)
-        resources[secrets_key(source)] = secrets_for(config, source)
-        job = dg.define_asset_job(
-            f"{source.name}_sync", selection=dg.AssetSelection.assets(*synced),
-            executor_def=dg.in_process_executor, tags=source_tags(source),
-            description=f"Sync {source.name} into the Marketing API: the incremental sync from"
-                        " the stored cursors; set `resources.sync_window.config` start and end"
-                        " (YYYY-MM-DD) in the Launchpad to backfill a window instead. Each"
-                        " step ends with its assets' checks: the run's, and the ledger's"
-                        " state.")
-        jobs.append(job)
-        if source.schedule:
-            schedules.append(_sync_schedule(config, source, job))
-        check = dg.define_asset_job(
-            f"{source.name}_reconcile",
-            selection=dg.AssetSelection.assets(report),
-            executor_def=dg.in_process_executor, tags=source_tags(source),
-            description=f"Reconcile {source.name}: read accepted items back, re-send what is"
-                        " missing, audit a sample of what is visible; its report's checks say"
-                        " what the ledger of the whole source still holds back.")
-        jobs.append(check)
-        schedules.append(dg.ScheduleDefinition(
-            name=f"{source.name}_reconcile_schedule", job=check,
-            cron_schedule=config.reconciliation.schedule, execution_timezone="UTC",
-            default_status=status,
-            description=f"Reconciliation of {source.name} (`reconciliation.schedule`); turned"
-                        " on when the location loads unless `automation: off`",
-        ))
+        own = _source_definitions(config, source, shared)
+        assets += own.assets
+        resources[secrets_key(source)] = own.secrets
+        jobs += own.jobs
+        schedules += own.schedules
     sensor_status = (dg.DefaultSensorStatus.RUNNING if config.automation
                      else dg.DefaultSensorStatus.STOPPED)
     return dg.Definitions(

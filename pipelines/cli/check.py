@@ -93,17 +93,20 @@ def _probe_state(config: Config, timeout: float) -> Result:
     return True, f"state database {shown}"
 
 
-def _probe_destination(config: Config, env: Mapping[str, str]) -> Probe:
+def _probe_destination(config: Config, sources: list[tuple[int, Source]],
+                       env: Mapping[str, str]) -> Probe:
+    """One destination, and the data source of each of ``sources`` (index, source) there."""
     async def probe() -> list[Result]:
         from pipelines.engine.config import ConfigError
         from pipelines.engine.destination import resolve_data_source
         from pipelines.engine.runner import open_client
 
         results: list[Result] = []
-        async with open_client(config, env) as client:
+        first = sources[0][1]
+        async with open_client(config, first, env) as client:
             await client.list_data_sources()
-            results.append((True, f"destination {config.destination.base_url}"))
-            for index, source in enumerate(config.sources):
+            results.append((True, f"destination {config.destination_for(first).base_url}"))
+            for index, source in sources:
                 ref = source.data_source
                 try:
                     found = await resolve_data_source(client, ref, create=False)
@@ -117,6 +120,16 @@ def _probe_destination(config: Config, env: Mapping[str, str]) -> Probe:
         return results
 
     return probe
+
+
+def _destinations(config: Config) -> list[list[tuple[int, Source]]]:
+    """The sources grouped by the destination (address and key) they write to, in order."""
+    groups: dict[tuple[str, str], list[tuple[int, Source]]] = {}
+    for index, source in enumerate(config.sources):
+        destination = config.destination_for(source)
+        groups.setdefault((destination.base_url, destination.api_key_env), []).append(
+            (index, source))
+    return list(groups.values())
 
 
 def _probe_source(source: Source, env: Mapping[str, str]) -> Probe:
@@ -139,8 +152,11 @@ def _probe_source(source: Source, env: Mapping[str, str]) -> Probe:
 async def _probe_connections(config: Config, env: Mapping[str, str],
                              timeout: float) -> list[Result]:
     """The destination and every source, tried at the same time."""
-    probes = [_bounded("destination", f"destination.base_url ({config.destination.base_url})",
-                       timeout, _probe_destination(config, env))]
+    probes = [_bounded("destination",
+                       f"{config.destination_field(group[0][1], 'base_url')}"
+                       f" ({config.destination_for(group[0][1]).base_url})",
+                       timeout, _probe_destination(config, group, env))
+              for group in _destinations(config)]
     probes += [_bounded(f"source {source.name}", f"sources[{index}].connection", timeout,
                         _probe_source(source, env))
                for index, source in enumerate(config.sources)]

@@ -51,15 +51,18 @@ def open_connector(source: Source, env: Env, pacer: Pacing | None = None) -> Sou
     return platform(source.platform).open_connector(source, env, pacer=pacer)
 
 
-def open_client(config: Config, env: Env, clock: Clock = wall_clock,
+def open_client(config: Config, source: Source, env: Env, clock: Clock = wall_clock,
                 pacer: Pacing | None = None) -> MarketingClient:
-    """The API client of the destination, with a circuit breaker for its whole life (one
-    run): down after ``destination.down_after_seconds`` of failures, on ``clock``;
-    ``pacer``: its key's budget shared across processes (``budgets.destination_pacer``)."""
-    destination = config.destination  # destination_for
-    key = secret_from(env, destination.api_key_env, "destination.api_key_env")
+    """The API client of ``source``'s destination (``config.destination_for``), with a
+    circuit breaker for its whole life (one run): down after
+    ``destination.down_after_seconds`` of failures, on ``clock``; ``pacer``: its key's budget
+    shared across processes (``budgets.destination_pacer``)."""
+    destination = config.destination_for(source)
+    key = secret_from(env, destination.api_key_env,
+                      config.destination_field(source, "api_key_env"))
     kpi_key = (
-        secret_from(env, destination.kpi_api_key_env, "destination.kpi_api_key_env")
+        secret_from(env, destination.kpi_api_key_env,
+                    config.destination_field(source, "kpi_api_key_env"))
         if destination.kpi_api_key_env
         else None
     )
@@ -120,7 +123,8 @@ class SourceRunner:
                    env)
 
     def plan(self) -> dict[str, list[str]]:
-        return selected_resources(self.source, self.config.destination.write_carts)
+        return selected_resources(self.source,
+                                  self.config.destination_for(self.source).write_carts)
 
     def open_connector(self) -> SourceConnector:
         """The source's connector, paced by its shop's shared budget when it has one."""
@@ -128,8 +132,8 @@ class SourceRunner:
 
     def open_client(self) -> MarketingClient:
         """The destination's client, paced by its key's shared budget when it has one."""
-        destination = self.config.destination  # destination_for
-        return open_client(self.config, self.env, self.clock,
+        destination = self.config.destination_for(self.source)
+        return open_client(self.config, self.source, self.env, self.clock,
                            destination_pacer(self.state, destination))
 
     async def run(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -72,7 +73,9 @@ def test_each_source_has_jobs_and_schedules_that_run_unless_turned_off():
     assert schedule.cron_schedule == "*/10 * * * *"
     assert defs.resolve_job_def("woo_sync") is not None
     assert defs.resolve_job_def("woo_reconcile") is not None
-    assert defs.resolve_schedule_def("woo_reconcile_schedule").cron_schedule == "*/5 * * * *"
+    # the default reconciliation: every 5 minutes, at a minute of the source's own
+    reconcile = defs.resolve_schedule_def("woo_reconcile_schedule").cron_schedule
+    assert re.fullmatch(r"[0-4]-59/5 \* \* \* \*", reconcile), reconcile
     automations = [*defs.schedules, *defs.sensors]
     assert {a.name for a in defs.sensors} == {"shopsync_failed_runs", "shopsync_alerts"}
     assert all(a.default_status.value == "RUNNING" for a in automations)

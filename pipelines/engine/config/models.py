@@ -17,7 +17,7 @@ from pipelines.engine.config.checks import (
     env_var_name,
     secure_address,
 )
-from pipelines.engine.config.cron import cron_schedule
+from pipelines.engine.config.cron import cron_schedule, spread_cron
 from pipelines.engine.config.errors import ConfigError
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
@@ -29,6 +29,10 @@ class _Model(BaseModel):
 
 
 class Destination(_Model):
+    """The Marketing API a sync writes to: the global ``destination``, or a source's own
+    ``destination`` (whose fields not given are the global one's, see
+    ``Config.destination_for``)."""
+
     base_url: str = "http://127.0.0.1:8787/v1"
     api_key_env: str = "SHOPSYNC_API_KEY"
     kpi_api_key_env: str | None = None
@@ -140,6 +144,9 @@ class Source(_Model):
     currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
     mapping: dict[str, ResourceMapping] = Field(default_factory=dict)
     tuning: Tuning = Tuning()
+    #: where this source's items go when not the global destination (another account, or
+    #: another API): only the fields given here differ from the global ``destination``
+    destination: Destination | None = None
 
     @field_validator("platform")
     @classmethod
@@ -242,6 +249,39 @@ class Config(_Model):
             return database_url(value)
         except ValueError as exc:
             raise ConfigError([f"state_url_env: {self.state_url_env}: {exc}"]) from None
+
+    def schedule_for(self, source: Source) -> str | None:
+        """When ``source`` syncs: its ``schedule`` as written, or, when it names none, the
+        default period at a minute of its own (hundreds of sources do not start at once)."""
+        if "schedule" in source.model_fields_set:
+            return source.schedule
+        names = tuple(s.name for s in self.sources if "schedule" not in s.model_fields_set)
+        return spread_cron(Source.model_fields["schedule"].default, names, source.name)
+
+    def reconciliation_schedule_for(self, source: Source) -> str:
+        """When ``source`` is reconciled: ``reconciliation.schedule`` as written, or the
+        default period at a minute of the source's own."""
+        cron = self.reconciliation.schedule
+        if "schedule" in self.reconciliation.model_fields_set:
+            return cron
+        return spread_cron(cron, tuple(s.name for s in self.sources), source.name)
+
+    def destination_for(self, source: Source) -> Destination:
+        """The destination ``source`` syncs into: its own ``destination`` over the global
+        one, field by field (a source naming only ``api_key_env`` writes to the global
+        ``base_url`` with its own key)."""
+        if source.destination is None:
+            return self.destination
+        given = source.destination.model_dump(exclude_unset=True)
+        return self.destination.model_copy(update=given) if given else self.destination
+
+    def destination_field(self, source: Source, name: str) -> str:
+        """Where the value of the destination's field ``name`` for ``source`` is written,
+        for a message that names it."""
+        if source.destination is None or name not in source.destination.model_fields_set:
+            return f"destination.{name}"
+        index = next(i for i, s in enumerate(self.sources) if s.name == source.name)
+        return f"sources[{index}].destination.{name}"
 
     def source(self, name: str) -> Source:
         for source in self.sources:

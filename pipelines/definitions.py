@@ -2,7 +2,8 @@
 
 ``workspace.yaml`` loads ``defs``: the sync assets of every configured source (from
 ``$SHOPSYNC_CONFIG``, else ``./shops.yaml``) with a reconciliation report per source, a sync
-job and schedule and a reconciliation job and schedule per source, and sensors that report
+job and schedule and a reconciliation job and schedule per source, a job syncing every source
+on the configured executor (``assets.execution``), and sensors that report
 failed runs, rejection spikes and parked items; the resources they take as typed parameters
 (``assets.resources``, ``assets.secrets``, ``assets.window``). ``defs`` is built when Dagster loads the
 location, not when this module is imported (``build_definitions`` is importable on its own).
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 import dagster as dg
 
 from assets.alerts import alerts_sensor, failed_runs_sensor
+from assets.execution import all_sources_job
 from assets.reconciliation import reconciliation_asset
 from assets.resources import shared_resources
 from assets.secrets import secrets_for, secrets_key
@@ -62,6 +64,7 @@ def build_definitions(config: Config) -> dg.Definitions:
                                                       **shared_resources(config)}
     jobs = []
     schedules = []
+    every_source: list[dg.AssetKey] = []
     status = automation_status(config)
     for source in config.sources:
         plan = selected_resources(source, config.destination.write_carts)
@@ -71,6 +74,7 @@ def build_definitions(config: Config) -> dg.Definitions:
             asset = stream_asset(config, source, stream, stream_resources, produced)
             assets.append(asset)
             synced += list(asset.keys)
+        every_source += synced
         report = reconciliation_asset(config, source, synced)
         assets.append(report)
         resources[secrets_key(source)] = secrets_for(config, source)
@@ -100,6 +104,7 @@ def build_definitions(config: Config) -> dg.Definitions:
             description=f"Reconciliation of {source.name} (`reconciliation.schedule`); turned"
                         " on when the location loads unless `automation: off`",
         ))
+    jobs.append(all_sources_job(config.execution, every_source))
     sensor_status = (dg.DefaultSensorStatus.RUNNING if config.automation
                      else dg.DefaultSensorStatus.STOPPED)
     return dg.Definitions(

@@ -236,10 +236,9 @@ class Execution(_Model):
                 "executor celery needs broker_url_env: the NAME of the environment variable"
                 " holding the broker's URL (like SHOPSYNC_CELERY_BROKER_URL, set to"
                 " redis://:PASSWORD@HOST:6379/0 for the run and the workers)")
-        given = {"broker_url_env", "backend_url_env", "queue"} & self.model_fields_set
-        if self.executor != "celery" and given:
-            raise ValueError(f"{', '.join(sorted(given))}: for `executor: celery` only — set"
-                             " it, or remove them")
+        if self.executor != "celery" and (self.broker_url_env or self.backend_url_env):
+            raise ValueError("broker_url_env and backend_url_env are for `executor: celery`"
+                             " only: set it, or remove them")
         return self
 
 

@@ -2,7 +2,8 @@
 
 ``workspace.yaml`` loads ``defs``: the sync assets of every configured source (from
 ``$SHOPSYNC_CONFIG``, else ``./shops.yaml``) with a reconciliation report per source, a sync
-job and schedule and a reconciliation job and schedule per source, and sensors that report
+job and schedule and a reconciliation job and schedule per source, a job syncing every source
+on the configured executor (``assets.execution``), and sensors that report
 failed runs, rejection spikes and parked items; the resources they take as typed parameters
 (``assets.resources``, ``assets.secrets``, ``assets.window``). ``defs`` is built when Dagster loads the
 location, not when this module is imported (``build_definitions`` is importable on its own).
@@ -22,6 +23,7 @@ import dagster as dg
 
 from assets.alerts import alerts_sensor, failed_runs_sensor
 from assets.concurrency import source_tags
+from assets.execution import all_sources_job
 from assets.reconciliation import reconciliation_asset
 from assets.resources import shared_resources
 from assets.secrets import SourceSecrets, secrets_for, secrets_key
@@ -57,6 +59,8 @@ def _sync_schedule(config: Config, source: Source, job: dg.JobDefinition) -> dg.
 
 class _SourceDefinitions(NamedTuple):
     assets: list[dg.AssetsDefinition]
+    #: the keys of its sync assets (the reconciliation report aside)
+    synced: list[dg.AssetKey]
     jobs: list[dg.JobDefinition]
     schedules: list[dg.ScheduleDefinition]
     secrets: SourceSecrets
@@ -109,7 +113,7 @@ def _source_definitions(config: Config, source: Source,
     )]
     if config.schedule_for(source):
         schedules.insert(0, _sync_schedule(config, source, jobs[0]))
-    return _SourceDefinitions(assets, jobs, schedules, secrets)
+    return _SourceDefinitions(assets, synced, jobs, schedules, secrets)
 
 
 def build_definitions(config: Config) -> dg.Definitions:
@@ -123,12 +127,15 @@ def build_definitions(config: Config) -> dg.Definitions:
     resources: dict[str, dg.ConfigurableResource] = dict(shared)
     jobs: list[dg.JobDefinition] = []
     schedules: list[dg.ScheduleDefinition] = []
+    every_source: list[dg.AssetKey] = []
     for source in config.sources:
         own = _source_definitions(config, source, shared)
         assets += own.assets
         resources[secrets_key(source)] = own.secrets
         jobs += own.jobs
         schedules += own.schedules
+        every_source += own.synced
+    jobs.append(all_sources_job(config.execution, every_source))
     sensor_status = (dg.DefaultSensorStatus.RUNNING if config.automation
                      else dg.DefaultSensorStatus.STOPPED)
     return dg.Definitions(

@@ -140,8 +140,8 @@ def test_the_ui_shows_which_variable_holds_a_secret_never_its_value(monkeypatch)
     assert shown["woo_secrets"].configured_values["api_key"] == ResourceConfigEnvVarSnap(
         name="T_DG_API_KEY")
     # the typed parameters bind each to what uses it
-    assert {j.job_name for j in shown["woo_secrets"].job_ops_using} == {"woo_sync",
-                                                                          "woo_reconcile"}
+    assert {j.job_name for j in shown["woo_secrets"].job_ops_using} == {
+        "woo_sync", "woo_reconcile", "sync_all_sources"}
     assert len(shown["woo_secrets"].asset_keys_using) == 11
     assert set(shown["alerts_webhook"].sensors_using) == {"shopsync_alerts",
                                                           "shopsync_failed_runs"}

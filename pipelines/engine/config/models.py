@@ -1,5 +1,5 @@
 """The configuration's models: the destination, each source (its connection, data source,
-mapping overrides and tuning), reconciliation, alerts, and the whole file."""
+mapping overrides and tuning), reconciliation, alerts, execution, and the whole file."""
 
 from __future__ import annotations
 
@@ -209,6 +209,48 @@ class Alerts(_Model):
     _one = model_validator(mode="after")(lambda self: at_most_one(self, "webhook_url"))
 
 
+class Execution(_Model):
+    """How the job syncing every source (``sync_all_sources``) runs its steps: in its run's
+    process (the default: the great-expectations import is seconds per process), or on
+    celery workers (``pip install 'shopsync[deploy]'``, workers started with ``python -m
+    pipelines.worker``). The broker's and result backend's URLs may hold a password: the
+    file names the environment variables holding them, read by the run and the workers."""
+
+    executor: Literal["in_process", "celery"] = "in_process"
+    #: the variable holding the celery broker's URL (like ``redis://:PASSWORD@host:6379/0``)
+    broker_url_env: str | None = None
+    #: the variable holding the result backend's URL; default: the broker's (Redis serves both)
+    backend_url_env: str | None = None
+    #: the celery queue the runs send their steps to and the workers listen on
+    queue: str = Field(default="dagster", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+
+    _check_env = field_validator("broker_url_env", "backend_url_env")(
+        lambda cls, v, info: v if v is None else env_var_name(v, info))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_plain_url(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            for field in ("broker_url", "backend_url"):
+                if field in data:  # its value is not shown: it may hold a password
+                    raise ValueError(
+                        f"{field} is not read from the file (a URL may hold a password): put"
+                        f" the URL in an environment variable and give its NAME as"
+                        f" {field}_env (like SHOPSYNC_CELERY_BROKER_URL)")
+        return data
+
+    @model_validator(mode="after")
+    def _celery_needs_broker(self) -> Execution:
+        if self.executor == "celery" and self.broker_url_env is None:
+            raise ValueError(
+                "executor celery needs broker_url_env: the NAME of the environment variable"
+                " holding the broker's URL (like SHOPSYNC_CELERY_BROKER_URL, set to"
+                " redis://:PASSWORD@HOST:6379/0 for the run and the workers)")
+        if self.executor != "celery" and (self.broker_url_env or self.backend_url_env):
+            raise ValueError("broker_url_env and backend_url_env are for `executor: celery`"
+                             " only: set it, or remove them")
+        return self
+
 
 class Config(_Model):
     destination: Destination = Destination()
@@ -221,6 +263,7 @@ class Config(_Model):
     #: the code location loads (on, as the README promises), or start stopped (off: a
     #: person turns them on in the UI — for a staging copy of a production configuration)
     automation: bool = True
+    execution: Execution = Execution()
     sources: list[Source] = Field(min_length=1)
 
     _check_state_url = field_validator("state_url")(lambda cls, v: v if v is None else database_url(v))

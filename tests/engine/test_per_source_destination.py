@@ -133,3 +133,31 @@ def test_check_config_tries_every_destination_and_names_the_source_field(sandbox
     assert f"ok    destination {sandbox.base_url}" in result.output
     assert "ok    source global: data source 'shopsync' is created" in result.output
     assert "FAIL  destination: sources[1].destination.base_url (http://127.0.0.1:" in result.output
+
+
+def two_shops(first: dict, second: dict) -> dict:
+    connection = {"url": "https://shop.example.com", "key_env": "K", "secret_env": "S"}
+    return {"destination": {"base_url": "https://api.example.com/v1"},
+            "sources": [{"name": "shop_a", "platform": "woocommerce", "connection": connection,
+                         **first},
+                        {"name": "shop_b", "platform": "woocommerce", "connection": connection,
+                         **second}]}
+
+
+def test_two_shops_writing_into_one_data_source_of_one_account_are_refused_naming_the_fix():
+    with pytest.raises(ConfigError) as refused:
+        parse_config(two_shops({}, {}))
+
+    assert ("sources shop_a and shop_b write into the same data source ({'label': 'shopsync',"
+            " 'type': 'api'}) of the same destination: their items of the same id would"
+            " overwrite each other; give each its own, like `data_source: {label: shop_b}`"
+            " under shop_b") in str(refused.value)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ({}, {"data_source": {"label": "shop b"}}),  # a data source each
+    ({}, {"destination": {"api_key_env": "OTHER_ACCOUNT_KEY"}}),  # an account each
+    ({"resources": ["orders"]}, {"resources": ["products"]}),  # one shop over two sources
+])
+def test_shops_whose_items_cannot_meet_may_share_a_destination(first, second):
+    assert len(parse_config(two_shops(first, second)).sources) == 2

@@ -279,6 +279,30 @@ class Config(_Model):
             raise ValueError(f"source names must be unique; repeated: {', '.join(dupes)}")
         return self
 
+    @model_validator(mode="after")
+    def _own_data_source(self) -> Config:
+        """Two sources writing the same resources into one data source of one account would
+        overwrite each other's items of the same id (two shops' order 1001): refused, unless
+        they name resources that do not overlap (one shop split over two sources)."""
+        seen: dict[tuple[str, str, int | str | None], list[Source]] = {}
+        for source in self.sources:
+            destination = self.destination_for(source)
+            ref = source.data_source
+            seen.setdefault((destination.base_url, destination.api_key_env,
+                             ref.id if ref.id is not None else ref.label), []).append(source)
+        for sharing in seen.values():
+            for i, later in enumerate(sharing[1:], start=1):
+                for earlier in sharing[:i]:
+                    both = set(earlier.resources) & set(later.resources)
+                    if both or "all" in earlier.resources or "all" in later.resources:
+                        raise ValueError(
+                            f"sources {earlier.name} and {later.name} write into the same data"
+                            f" source ({later.data_source.model_dump(exclude_none=True)}) of"
+                            " the same destination: their items of the same id would overwrite"
+                            f" each other; give each its own, like `data_source: {{label:"
+                            f" {later.name}}}` under {later.name}")
+        return self
+
     def state_url_in(self, env: Mapping[str, str]) -> str | None:
         """The state database's URL: from the variable ``state_url_env`` names, else
         ``state_url`` (None: the default)."""

@@ -220,9 +220,10 @@ def main() -> None:
         finally:
             for shop in running:
                 shop.stop()
-    print(f"{args.shops} fake WooCommerce shops of {args.orders} orders synced at once into one"
-          f" sandbox (fault rate {args.fault_rate}), Dagster's queued run coordinator, state on"
-          f" PostgreSQL; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"{args.shops} fake WooCommerce shops of {args.orders} orders synced at once into a"
+          f" sandbox per executor (fault rate {args.fault_rate}), Dagster's queued run"
+          f" coordinator, state on PostgreSQL; {os.cpu_count()} CPUs, load average"
+          f" {os.getloadavg()[0]:.1f} at the end")
     print(f"  {'executor':<11}{'1 shop s':>9}{'N shops s':>10}{'x 1 shop':>9}{'items/s 1':>10}"
           f"{'items/s N':>10}{'workers':>8}{'peak MiB':>9}{'lost':>6}{'dup':>5}{'held':>6}"
           f"{'locks':>6}  failed runs")

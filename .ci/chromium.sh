@@ -10,14 +10,12 @@ browser=/usr/bin/chromium
 
 log() { echo "chromium.sh: $*" >&2; }
 
+# shellcheck source=.ci/debian.sh
+source "$(dirname "$0")/debian.sh"
+
 if [[ ! -x $browser ]]; then
-    sudo=""
-    [[ $(id -u) -eq 0 ]] || sudo="sudo"
     log "Chromium is not installed: installing it from Debian's packages"
-    # the package lists of a fresh machine may be missing or stale: update first
-    $sudo apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        chromium fonts-liberation >&2
+    apt_install chromium fonts-liberation
 fi
 log "$("$browser" --version 2>/dev/null)"
 echo "$browser"

@@ -33,14 +33,12 @@ find_bindir() {
     return 1
 }
 
+# shellcheck source=.ci/debian.sh
+source "$(dirname "$0")/debian.sh"
+
 install_postgres() {
-    local sudo=""
-    [[ $(id -u) -eq 0 ]] || sudo="sudo"
     log "PostgreSQL is not installed: installing it from Debian's packages"
-    # the package lists of a fresh machine may be missing or stale: update first
-    $sudo apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        postgresql >&2
+    apt_install postgresql
 }
 
 if [[ $(id -u) -eq 0 ]]; then

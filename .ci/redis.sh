@@ -17,16 +17,14 @@ base="${SHOPSYNC_REDIS_DIR:-/tmp/shopsync-redis}"
 
 log() { echo "redis.sh: $*" >&2; }
 
+# shellcheck source=.ci/debian.sh
+source "$(dirname "$0")/debian.sh"
+
 install_redis() {
-    local sudo=""
-    [[ $(id -u) -eq 0 ]] || sudo="sudo"
     log "Redis is not installed: installing it from Debian's packages"
-    # the package lists of a fresh machine may be missing or stale: update first
-    $sudo apt-get update -qq >&2
     # Debian's package enables a system service; where systemd runs, it is left alone: this
     # script starts a server of its own
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        redis-server redis-tools >&2
+    apt_install redis-server redis-tools
 }
 
 url() { echo "redis://:$(cat "$base/password")@127.0.0.1:$(cat "$base/port")/0"; }

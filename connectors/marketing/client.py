@@ -16,12 +16,13 @@ from collections.abc import Sequence
 from typing import Any, Self
 
 import httpx
+import tenacity
 from pydantic import SecretStr
 
 from connectors.http.breaker import CircuitBreaker
 from connectors.http.pacing import Pacing
-from connectors.http.retry import RetryPolicy
-from connectors.marketing.errors import ClientConfigError
+from connectors.http.retry import RetryPolicy, async_retrying
+from connectors.marketing.errors import ClientConfigError, TransientError
 from connectors.marketing.models import BulkResult, DataSource, ListPage, Single
 from connectors.marketing.operations.base import body_of, seg
 from connectors.marketing.operations.commerce import CommerceOperations, sync_resource
@@ -199,9 +200,16 @@ class MarketingClient(
         """The data source with this label and type, created when the shop has none.
 
         Lets configuration name a source by label and get its id, run after run, without
-        creating duplicates.
+        creating duplicates. A create the API answers with a 5xx (or a dropped connection)
+        may still have happened, so it is not sent again as is: the whole lookup is tried
+        again under the retry policy, and finds the data source if it was made.
         """
-        for source in (await self.list_data_sources()).data:
-            if source.label == label and source.type == type:
-                return source
-        return await self.create_data_source(label, type, **options)
+        async for attempt in async_retrying(
+            self.transport.retry, retry=tenacity.retry_if_exception_type(TransientError)
+        ):
+            with attempt:
+                for source in (await self.list_data_sources()).data:
+                    if source.label == label and source.type == type:
+                        return source
+                return await self.create_data_source(label, type, **options)
+        raise AssertionError("unreachable: the retry loop returns or raises")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 
 from connectors.http.retry import RetryPolicy
@@ -62,6 +63,35 @@ async def test_data_sources_are_created_found_updated_and_deleted(client):
     await client.delete_data_source(created.id_data_source)  # idempotent
     labels = [s.label for s in (await client.list_data_sources()).data]
     assert labels == ["Default", "POS"]
+
+
+class CreatedThenFailed(httpx.AsyncHTTPTransport):
+    """The API's real answers, except the first data source created: made, then answered
+    with a 500, as when a server fails after its write — the client cannot know it was made."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.creates = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await super().handle_async_request(request)
+        if request.method == "POST" and request.url.path.endswith("/data-sources"):
+            self.creates += 1
+            if self.creates == 1:
+                await response.aread()
+                return httpx.Response(500, json={"statusCode": 500, "message": "boom"},
+                                      request=request)
+        return response
+
+
+async def test_a_data_source_created_then_answered_with_a_500_is_found_not_made_twice(sandbox):
+    wire = CreatedThenFailed()
+    async with MarketingClient(sandbox.base_url, new_key(), retry=FAST, transport=wire) as client:
+        found = await client.find_or_create_data_source("ERP")
+
+        labelled = [s for s in (await client.list_data_sources()).data if s.label == "ERP"]
+    assert [s.id_data_source for s in labelled] == [found.id_data_source]
+    assert wire.creates == 1
 
 
 async def test_connect_shop_answers_the_stored_connection(client):

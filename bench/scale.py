@@ -10,7 +10,9 @@ itself, then the N shops' syncs submitted at once — in process, each shop's ow
 the coordinator's limits deciding how many run together; on celery, one run of
 ``sync_all_sources`` selecting their assets, its steps on the workers. Prints wall times, items/s, the
 peak memory per worker, lost and duplicated orders (read from the shops and the API, must be
-0), and lock or serialization errors in the run logs (must be 0).
+0 where every run succeeded; a failed run, named in the table, has stopped saying why and
+leaves its shop to the next run), and lock or serialization errors in the run logs (must
+be 0).
 
     python bench/scale.py [--shops 50] [--orders 2000] [--executors in_process,celery]
                           [--celery-workers 2] [--fault-rate 0.0]

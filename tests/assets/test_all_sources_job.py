@@ -23,7 +23,8 @@ def config_for(execution: dict[str, str] | None = None):
         "execution": execution or {},
         "sources": [{"name": name, "platform": "woocommerce",
                      "connection": {"url": "http://127.0.0.1:9", "key_env": "T_WC_KEY",
-                                    "secret_env": "T_WC_SECRET"}}
+                                    "secret_env": "T_WC_SECRET"},
+                     "data_source": {"label": name}}
                     for name in ("eu_shop", "us_shop")],
     })
 

@@ -128,8 +128,10 @@ def test_a_record_the_connector_could_not_read_fails_validation_under_its_origin
 
 def test_the_fakes_configurations_are_valid():
     parse_config({"sources": [
-        {"name": "db", "platform": "sql", "connection": sql_connection("sqlite:////tmp/x.db")},
-        {"name": "drop", "platform": "files", "connection": files_connection("/tmp/drop")},
+        {"name": "db", "platform": "sql", "connection": sql_connection("sqlite:////tmp/x.db"),
+         "data_source": {"label": "db"}},
+        {"name": "drop", "platform": "files", "connection": files_connection("/tmp/drop"),
+         "data_source": {"label": "drop"}},
     ]})
 
 

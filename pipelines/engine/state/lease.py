@@ -32,7 +32,6 @@ import os
 import re
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import datetime
@@ -40,6 +39,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, text
 
+from connectors.http.retry import RetryPolicy, retrying
 from pipelines.engine.state.base import StoreBase, utc_now
 
 
@@ -85,21 +85,24 @@ class Leases(StoreBase):
         if source in held:
             yield
             return
-        deadline, pause, told = time.monotonic() + wait, 0.05, False
+        # every second (sooner at first) until ``wait`` is up, under the one retry policy
+        patience = RetryPolicy(max_attempts=1_000_000, initial_backoff=0.05, max_backoff=1.0,
+                               jitter=0.0, max_total=wait)
+        told = False
         with ExitStack() as stack:
-            while True:
-                try:
-                    stack.enter_context(self._hold(source, kind))
-                    break
-                except SourceBusy as busy:
-                    if time.monotonic() + pause > deadline:
-                        raise SourceBusy(source, kind, busy.holder, wait) from None
-                    if waiting is not None and not told:
-                        waiting(f"waiting up to {wait:g} s for source {source}: another run"
-                                f" of it holds it ({busy.holder or 'not known which'})")
-                        told = True
-                time.sleep(pause)
-                pause = min(pause * 2, 1.0)
+            try:
+                for attempt in retrying(patience, lambda exc: isinstance(exc, SourceBusy)):
+                    with attempt:
+                        try:
+                            stack.enter_context(self._hold(source, kind))
+                        except SourceBusy as busy:
+                            if waiting is not None and not told and wait > 0:
+                                waiting(f"waiting up to {wait:g} s for source {source}: another"
+                                        f" run of it holds it ({busy.holder or 'not known which'})")
+                                told = True
+                            raise
+            except SourceBusy as busy:
+                raise SourceBusy(source, kind, busy.holder, wait) from None
             token = self._leased.set(held | {source})
             try:
                 yield

@@ -1,4 +1,4 @@
-"""A prototype of the code location with shops as partitions: measured, not served.
+"""A prototype of the code location with shops as partitions: measured, not the product's.
 
 ``pipelines.definitions`` gives each shop its own assets, jobs, schedules and secrets, so the
 location grows with the shop count (500 shops: 6 000 assets, 1 000 jobs, about a minute to
@@ -8,8 +8,9 @@ platform, and a schedule per platform that asks, every minute, for a run of each
 own cron (``Config.schedule_for``) fires then. A run is one shop's partition: the asset body
 finds the source from ``context.partition_key`` and runs the engine as ``assets.sync`` does;
 the secrets are read from the variables the configuration names when the run starts, as
-there is no resource per shop to carry them. ``bench/many_shops.py --models`` times it
-against today's location; the README's "Many shops" says what it would cost in the UI.
+there is no resource per shop to carry them. ``bench/many_shops.py --models`` times its
+load against today's location, ``bench/ui_scale.py --model partitions`` serves it (``defs``)
+in the UI; the README's "Many shops" says why a shop is a group of its own today.
 
 What it leaves out: the reconciliation report and its job, the job of every source, the
 sensors, and the destination pool of a step (a pool belongs to an asset, and one asset now
@@ -19,6 +20,7 @@ serves shops of several destination keys; runs carry the key's variable as a tag
 
 import asyncio
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Literal
@@ -89,6 +91,26 @@ def source_env(config: Config, source: Source,
     return {name: environ[name] for name in names if name in environ}
 
 
+def _partitioned_checks(key: dg.AssetKey, resource: str,
+                        partitions: dg.PartitionsDefinition) -> list[dg.AssetCheckSpec]:
+    """The checks of a sync asset, partitioned like it: the UI keeps each shop's last
+    evaluation, where an unpartitioned check would show the last shop's for every shop.
+    Dagster 1.13 calls a check's ``partitions_def`` a preview, "not considered ready for
+    production use": its warning is silenced here, and is one of the prototype's risks."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return [
+            *(dg.AssetCheckSpec(spec.name, asset=key, description=spec.description,
+                                partitions_def=partitions) for spec in state_check_specs(key)),
+            dg.AssetCheckSpec(RUN_REJECTIONS, asset=key, partitions_def=partitions,
+                              description=f"Run: {resource} items the API refused in this"
+                                          " shop's run"),
+            dg.AssetCheckSpec(RUN_QUALITY, asset=key, partitions_def=partitions,
+                              description=f"Run: the {resource} rows this shop's run judged"
+                                          " and held back, by rule"),
+        ]
+
+
 def _partitioned_stream_asset(config: Config, group: str, sources: Mapping[str, Source],
                               stream: str, resources: list[str], produced: set[str],
                               partitions: dg.PartitionsDefinition) -> dg.AssetsDefinition:
@@ -104,15 +126,7 @@ def _partitioned_stream_asset(config: Config, group: str, sources: Mapping[str, 
             description=f"The {resource} of every {group} shop, a partition per shop (read"
                         f" from its `{stream}` stream), pushed to the Marketing API.",
         ))
-        check_specs += [
-            *state_check_specs(key),
-            dg.AssetCheckSpec(RUN_REJECTIONS, asset=key,
-                              description=f"Run: {resource} items the API refused in this"
-                                          " shop's run"),
-            dg.AssetCheckSpec(RUN_QUALITY, asset=key,
-                              description=f"Run: the {resource} rows this shop's run judged"
-                                          " and held back, by rule"),
-        ]
+        check_specs += _partitioned_checks(key, resource, partitions)
 
     @dg.multi_asset(name=f"{group}__{'_'.join(resources)}", specs=specs,
                     check_specs=check_specs, can_subset=False)
@@ -231,3 +245,19 @@ def build_partitioned_definitions(config: Config,
     return dg.Definitions(
         assets=assets, jobs=jobs, schedules=schedules, sensors=sensors,
         resources={WINDOW_KEY: SyncWindow(), **shared_resources(config)})
+
+
+#: ``static`` (the default) or ``dynamic``: how a location served from this module lists shops
+PARTITIONING_ENV = "SHOPSYNC_PARTITIONING"
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    """The prototype as a code location (``bench/ui_scale.py --model partitions`` serves it):
+    the file ``$SHOPSYNC_CONFIG`` names, else ``./shops.yaml``."""
+    from pipelines.engine.config import config_path, load_config
+
+    config = load_config(config_path(os.environ.get("SHOPSYNC_CONFIG")))
+    if os.environ.get(PARTITIONING_ENV) == "dynamic":
+        return build_partitioned_definitions(config, "dynamic")
+    return build_partitioned_definitions(config)

@@ -108,6 +108,8 @@ def test_a_run_of_one_shops_partition_syncs_that_shop_alone(two_shops):
     checks = {(c.asset_key.to_user_string(), c.check_name): c.passed
               for c in result.get_asset_check_evaluations()}
     assert checks[("woocommerce/orders", "run_rejections")] is True
+    # each check is evaluated for the shop's partition (the UI keeps one status per shop)
+    assert {c.partition for c in result.get_asset_check_evaluations()} == {"woo_a"}
     at_destination = destination(api)
     assert {label for label, _ in at_destination} == {"woo_a"}
     with StateStore(config.state_url) as state:

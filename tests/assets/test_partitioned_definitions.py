@@ -17,6 +17,7 @@ from pipelines.partitioned_definitions import (
     DESTINATION_TAG,
     build_partitioned_definitions,
     due,
+    source_env,
 )
 from sandbox.shops.woocommerce.launch import start_in_thread
 from tests.assets.celery_support import destination
@@ -44,6 +45,33 @@ def test_many_shops_are_partitions_of_one_set_of_assets_per_platform(partitionin
     checks = {key.name for key in graph.asset_check_keys if key.asset_key == orders.key}
     assert {"run_rejections", "run_quality", "nothing_quarantined"} <= checks
     assert {job.name for job in defs.jobs} == {f"{g}_sync" for g in groups}
+
+
+def test_with_dynamic_partitions_a_sensor_keeps_the_shops_of_the_file():
+    config = parse_config(many_shops(8))
+    defs = build_partitioned_definitions(config, "dynamic")
+    sensor = defs.resolve_sensor_def("shopsync_shop_partitions")
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("woocommerce_shops", ["shop_0000", "gone_shop"])
+
+    result = sensor.evaluate_tick(dg.build_sensor_context(instance=instance))
+
+    requests = {(type(r).__name__, r.partitions_def_name): r.partition_keys
+                for r in result.dynamic_partitions_requests or []}
+    assert requests[("AddDynamicPartitionsRequest", "woocommerce_shops")] == ["shop_0004"]
+    assert requests[("DeleteDynamicPartitionsRequest", "woocommerce_shops")] == ["gone_shop"]
+    assert requests[("AddDynamicPartitionsRequest", "magento_shops")] == [
+        "shop_0003", "shop_0007"]
+
+
+def test_a_run_reads_only_its_own_shops_variables():
+    config = parse_config(many_shops(20))
+    shop = config.source("shop_0000")  # WooCommerce, writing with a key of its own
+    environ = {"WC_KEY_0": "k", "WC_SECRET_0": "s", "API_KEY_0": "a",
+               "WC_KEY_4": "other shop's", "MARKETING_API_KEY": "the global key"}
+
+    assert source_env(config, shop, environ) == {"WC_KEY_0": "k", "WC_SECRET_0": "s",
+                                                 "API_KEY_0": "a"}
 
 
 def test_the_schedule_asks_for_each_shop_whose_own_minute_it_is():
@@ -93,12 +121,17 @@ def two_shops(sandbox, fresh_key, tmp_path, monkeypatch) -> Iterator[tuple]:
             shop.stop()
 
 
-def test_a_run_of_one_shops_partition_syncs_that_shop_alone(two_shops):
+@pytest.mark.parametrize("partitioning", ["static", "dynamic"])
+def test_a_run_of_one_shops_partition_syncs_that_shop_alone(two_shops, partitioning):
     config, api = two_shops
-    job = build_partitioned_definitions(config).resolve_job_def("woocommerce_sync")
+    defs = build_partitioned_definitions(config, partitioning)
+    job = defs.resolve_job_def("woocommerce_sync")
+    instance = dg.DagsterInstance.ephemeral()
+    if partitioning == "dynamic":  # as the sensor adds them
+        instance.add_dynamic_partitions("woocommerce_shops", list(SHOPS))
 
-    result = job.execute_in_process(instance=dg.DagsterInstance.ephemeral(),
-                                    partition_key="woo_a", tags={SOURCE_TAG: "woo_a"})
+    result = job.execute_in_process(instance=instance, partition_key="woo_a",
+                                    tags={SOURCE_TAG: "woo_a"})
 
     assert result.success
     materialized = {(e.asset_key.to_user_string(), e.partition)

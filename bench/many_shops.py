@@ -9,7 +9,11 @@ server does before the UI can show the location: import ``pipelines.definitions`
 in the same run: on a busy machine the ratio says more than the seconds. Prints the load
 average with the figures.
 
-    python bench/many_shops.py [--shops 500] [--keep shops.yaml]
+``--models`` also times the prototype with shops as partitions
+(``pipelines.partitioned_definitions``: ``static`` or ``dynamic`` partitions) on the same
+files, in the same run.
+
+    python bench/many_shops.py [--shops 500] [--keep shops.yaml] [--models shops,static,dynamic]
 """
 
 from __future__ import annotations
@@ -22,8 +26,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import yaml
+
+if TYPE_CHECKING:  # the child times the import of Dagster: not imported before it
+    import dagster as dg
+
+    from pipelines.partitioned_definitions import Partitioning
 
 try:
     from tests.assets.many_shops import many_shops
@@ -33,21 +43,36 @@ except ModuleNotFoundError:  # run as a script: the project's root is not on sys
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASES = ("import", "build", "repository", "snapshot")
+#: today's location (a group per shop), or the prototype's partitions
+MODELS = ("shops", "static", "dynamic")
 
 
-def child() -> None:
+def _build(model: str) -> tuple[float, dg.Definitions]:
+    """The import's seconds and the built ``Definitions`` of ``model``."""
+    start = time.perf_counter()
+    if model == "shops":
+        import pipelines.definitions as location
+
+        imported = time.perf_counter() - start
+        return imported, location.load_definitions()
+    from pipelines import partitioned_definitions as partitioned
+    from pipelines.engine.config import config_path, load_config
+
+    imported = time.perf_counter() - start
+    config = load_config(config_path(os.environ.get("SHOPSYNC_CONFIG")))
+    return imported, partitioned.build_partitioned_definitions(config,
+                                                                cast("Partitioning", model))
+
+
+def child(model: str) -> None:
     """One load, timed phase by phase; prints them as JSON."""
     import warnings
 
     warnings.filterwarnings("ignore")  # Dagster's deprecation notes on its own snapshot
     times: dict[str, float] = {}
     start = time.perf_counter()
-    import pipelines.definitions as location
-
-    times["import"] = time.perf_counter() - start
-    mark = time.perf_counter()
-    defs = location.load_definitions()
-    times["build"] = time.perf_counter() - mark
+    times["import"], defs = _build(model)
+    times["build"] = time.perf_counter() - start - times["import"]
     mark = time.perf_counter()
     repository = defs.get_repository_def()
     repository.load_all_definitions()
@@ -60,13 +85,15 @@ def child() -> None:
     times["snapshot"] = time.perf_counter() - mark
     print(json.dumps({**times, "total": time.perf_counter() - start, "bytes": len(sent),
                       "assets": len(repository.asset_graph.get_all_asset_keys()),
-                      "jobs": len(repository.get_all_jobs())}))
+                      "checks": len(repository.asset_graph.asset_check_keys),
+                      "jobs": len(repository.get_all_jobs()),
+                      "schedules": len(repository.schedule_defs)}))
 
 
-def load(config: Path) -> dict[str, float]:
+def load(config: Path, model: str = "shops") -> dict[str, float]:
     env = {**os.environ, "SHOPSYNC_CONFIG": str(config)}
     env.pop("SHOPSYNC_DEMO_PLATFORM", None)
-    done = subprocess.run([sys.executable, __file__, "--child"], env=env, cwd=ROOT,
+    done = subprocess.run([sys.executable, __file__, "--child", model], env=env, cwd=ROOT,
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -75,11 +102,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shops", type=int, default=500)
     parser.add_argument("--keep", type=Path, help="also write the configuration here")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--models", default="shops",
+                        help=f"comma-separated, among {', '.join(MODELS)}")
+    parser.add_argument("--child", choices=MODELS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child()
+        child(args.child)
         return
+    models = args.models.split(",")
+    unknown = sorted(set(models) - set(MODELS))
+    if unknown:
+        parser.error(f"--models: no model {', '.join(unknown)}; use {', '.join(MODELS)}")
     with tempfile.TemporaryDirectory(prefix="shopsync-bench-shops-") as tmp:
         rows = {}
         for count in (1, args.shops):
@@ -87,17 +120,22 @@ def main() -> None:
             path.write_text(yaml.safe_dump(many_shops(count), sort_keys=False))
             if args.keep and count == args.shops:
                 args.keep.write_text(path.read_text())
-            before = os.getloadavg()[0]
-            rows[count] = {**load(path), "load avg": (before + os.getloadavg()[0]) / 2}
-    print(f"{'shops':>6} {'assets':>7} {'jobs':>5}" + "".join(f" {p:>10}" for p in PHASES)
+            for model in models:
+                before = os.getloadavg()[0]
+                rows[model, count] = {**load(path, model),
+                                      "load avg": (before + os.getloadavg()[0]) / 2}
+    print(f"{'model':>7} {'shops':>6} {'assets':>7} {'checks':>7} {'jobs':>5} {'sched':>5}"
+          + "".join(f" {p:>10}" for p in PHASES)
           + f" {'total s':>8} {'sent MB':>8} {'load avg':>8}")
-    for count, row in rows.items():
-        print(f"{count:>6} {row['assets']:>7.0f} {row['jobs']:>5.0f}"
+    for (model, count), row in rows.items():
+        print(f"{model:>7} {count:>6} {row['assets']:>7.0f} {row['checks']:>7.0f}"
+              f" {row['jobs']:>5.0f} {row['schedules']:>5.0f}"
               + "".join(f" {row[p]:>10.2f}" for p in PHASES)
               + f" {row['total']:>8.2f} {row['bytes'] / 1e6:>8.1f} {row['load avg']:>8.2f}")
-    one, many = rows[1], rows[args.shops]
-    print(f"{args.shops} shops load in {many['total']:.1f} s, {many['total'] / one['total']:.1f}"
-          f" times one shop's {one['total']:.1f} s")
+    for model in models:
+        one, many = rows[model, 1], rows[model, args.shops]
+        print(f"{model}: {args.shops} shops load in {many['total']:.1f} s,"
+              f" {many['total'] / one['total']:.1f} times one shop's {one['total']:.1f} s")
 
 
 if __name__ == "__main__":

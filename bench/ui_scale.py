@@ -7,7 +7,12 @@ folder, free port) and Debian's headless Chromium on its UI, driven as the brows
 drives it (``tests/ui``). Times the location's load (the Deployment page says "Loaded") and
 each page until it shows its first shop, and saves a screenshot of each in ``--out``.
 
-    python bench/ui_scale.py [--shops 500] [--out bench-ui-scale]
+``--model partitions`` serves the prototype with shops as partitions
+(``pipelines.partitioned_definitions``) instead, after recording a materialization of one
+shop in three and of its ``run_rejections`` check (as a run would leave them), so that the
+pages show a partition status per shop.
+
+    python bench/ui_scale.py [--shops 500] [--out bench-ui-scale] [--model partitions]
 """
 
 from __future__ import annotations
@@ -30,7 +35,13 @@ except ModuleNotFoundError:  # run as a script: the project's root is not on sys
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.assets.many_shops import many_shops
     from tests.ui.pages import CHROMIUM, DagsterUI, Screenshots
-from pipelines.cli.demo import free_port, stop_dagster, wait_serving, write_instance
+from pipelines.cli.demo import (
+    LOCATION,
+    free_port,
+    stop_dagster,
+    wait_serving,
+    write_instance,
+)
 
 #: far above what they take: only a hang stops the benchmark
 LOAD_BOUND = 900.0
@@ -45,13 +56,44 @@ PAGES = {
     # the job's page draws its assets, headed by its schedule
     "one-job": ("/locations/shopsync/jobs/shop_0001_sync", "Every 15 minutes"),
 }
+#: the same pages, and one asset's partitions, on the prototype with shops as partitions
+PARTITION_PAGES = {
+    "jobs": ("/jobs", "woocommerce_sync"),
+    "automations": ("/automation", "woocommerce_schedule"),
+    "asset-catalog": ("/assets", "magento"),
+    "lineage": ("/asset-groups", "woocommerce"),
+    "one-platform-lineage": ("/locations/shopsync/asset-groups/woocommerce", "orders"),
+    "one-job": ("/locations/shopsync/jobs/woocommerce_sync", "Every minute"),
+    "one-asset-partitions": ("/assets/woocommerce/orders?view=partitions", "shop_0000"),
+    "one-asset-checks": ("/assets/woocommerce/orders?view=checks", "run_rejections"),
+}
+
+
+def serve_partitions(dagster_home: Path, workspace: Path, shops: int) -> None:
+    """The workspace on the prototype, and a materialization of one shop in three."""
+    import dagster as dg
+
+    workspace.write_text(yaml.safe_dump({"load_from": [{"python_module": {
+        "module_name": "pipelines.partitioned_definitions", "location_name": LOCATION}}]}))
+    sources = many_shops(shops)["sources"]
+    with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
+        for i in range(0, shops, 3):
+            platform = sources[i]["platform"]
+            key, shop = dg.AssetKey([platform, "orders"]), f"shop_{i:04d}"
+            instance.report_runless_asset_event(dg.AssetMaterialization(
+                key, partition=shop, metadata={"run: accepted": i, "ledger: visible": 10 * i}))
+            instance.report_runless_asset_event(dg.AssetCheckEvaluation(
+                asset_key=key, check_name="run_rejections", passed=i % 2 == 0, partition=shop,
+                metadata={"rejected in this run": i % 2}))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shops", type=int, default=500)
     parser.add_argument("--out", type=Path, default=Path("bench-ui-scale"))
+    parser.add_argument("--model", choices=("shops", "partitions"), default="shops")
     args = parser.parse_args()
+    pages = PARTITION_PAGES if args.model == "partitions" else PAGES
     args.out.mkdir(parents=True, exist_ok=True)
     times: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="shopsync-bench-ui-scale-") as tmp:
@@ -59,6 +101,8 @@ def main() -> None:
         config = folder / "shops.yaml"
         config.write_text(yaml.safe_dump({**many_shops(args.shops), "automation": "off"}))
         workspace = write_instance(folder / "dagster")
+        if args.model == "partitions":
+            serve_partitions(folder / "dagster", workspace, args.shops)
         port = free_port("127.0.0.1")
         url = f"http://127.0.0.1:{port}"
         env = {**os.environ, "SHOPSYNC_CONFIG": str(config),
@@ -81,7 +125,7 @@ def main() -> None:
                 ui.wait_location_loaded(timeout=LOAD_BOUND)
                 times["location loaded"] = time.monotonic() - started
                 ui.shots.take(page, "locations", full_page=False)
-                for name, (path, shown) in PAGES.items():
+                for name, (path, shown) in pages.items():
                     opened = time.monotonic()
                     ui.goto(path)
                     try:
@@ -95,7 +139,7 @@ def main() -> None:
         finally:
             stop_dagster(dagster)
             log.close()
-    print(f"{args.shops} shops, load average {os.getloadavg()[0]:.2f}:")
+    print(f"{args.shops} shops ({args.model}), load average {os.getloadavg()[0]:.2f}:")
     for what, seconds in times.items():
         print(f"  {what:<24} {seconds:7.1f} s")
 

@@ -119,6 +119,21 @@ def busy_failure(exc: SourceBusy) -> dg.Failure:
                       metadata={"held by": dg.MetadataValue.text(exc.holder or "-")})
 
 
+def stream_check_specs(key: dg.AssetKey, resource: str) -> list[dg.AssetCheckSpec]:
+    """The checks of a stream's asset: the ledger's state, and the run's rejections and
+    quality."""
+    return [
+        *state_check_specs(key),
+        dg.AssetCheckSpec(RUN_REJECTIONS, asset=key,
+                          description=f"Run: {resource} items the API refused in this"
+                                      " run (an error over `alerts.max_rejection_rate`)"),
+        dg.AssetCheckSpec(RUN_QUALITY, asset=key,
+                          description=f"Run: the {resource} rows this run judged and the"
+                                      " ones it held back, by rule (great-expectations"
+                                      " suite, item models, mapping, limits)"),
+    ]
+
+
 def stream_asset(config: Config, source: Source, stream: str, resources: list[str],
                  produced: set[str]) -> dg.AssetsDefinition:
     """The multi-asset of one stream of one source."""
@@ -135,16 +150,7 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
                         " API. The metadata says what the last run did (`run: …`) and what"
                         " the ledger holds for every item (`ledger: …`).",
         ))
-        check_specs += [
-            *state_check_specs(key),
-            dg.AssetCheckSpec(RUN_REJECTIONS, asset=key,
-                              description=f"Run: {resource} items the API refused in this"
-                                          " run (an error over `alerts.max_rejection_rate`)"),
-            dg.AssetCheckSpec(RUN_QUALITY, asset=key,
-                              description=f"Run: the {resource} rows this run judged and the"
-                                          " ones it held back, by rule (great-expectations"
-                                          " suite, item models, mapping, limits)"),
-        ]
+        check_specs += stream_check_specs(key, resource)
 
     @dg.multi_asset(
         name=step_name(source, resources),
@@ -156,28 +162,38 @@ def stream_asset(config: Config, source: Source, stream: str, resources: list[st
     @taking_secrets(source)
     def _sync(context: AssetExecutionContext, secrets: SourceSecrets,  # resources by key
               sync_window: SyncWindow, state_database: StateDatabase) -> Iterator[dg.MaterializeResult]:
-        window = sync_window.window()
-        with state_database.open(config) as state:
-            runner = SourceRunner(config, source, state, secrets.env(config, source),
-                                  lease_wait=concurrency.STEP_LEASE_WAIT,
-                                  on_lease_wait=context.log.info)
-            context.log.info(f"{source.name}/{stream}: {describe(window)}")
-            try:
-                (report,) = asyncio.run(runner.run([stream], window=window))
-            except SyncStopped as exc:
-                raise stopped_failure(exc) from None
-            except SourceBusy as exc:
-                raise busy_failure(exc) from None
-            keys = {resource: asset_key(source, resource) for resource in resources}
-            held = state_check_results(state, source.name, keys)
-            for resource, key in keys.items():
-                yield dg.MaterializeResult(
-                    asset_key=key,
-                    metadata=metadata_of(report, resource, state, source, window),
-                    check_results=[*held[resource],
-                                   rejections_check_of(report, resource, key,
-                                                       config.alerts.max_rejection_rate),
-                                   quality_check_of(report, resource, key)],
-                )
+        keys = {resource: asset_key(source, resource) for resource in resources}
+        yield from sync_step(context, config, source, stream, keys, secrets.env(config, source),
+                             sync_window, state_database)
 
     return _sync
+
+
+def sync_step(context: AssetExecutionContext, config: Config, source: Source, stream: str,
+              keys: Mapping[str, dg.AssetKey], env: Mapping[str, str], sync_window: SyncWindow,
+              state_database: StateDatabase) -> Iterator[dg.MaterializeResult]:
+    """One stream of one source, run by the engine: a materialization per resource it feeds
+    (``keys``), each with the run's checks and the ledger's. The body of a stream's asset in
+    either layout of the location (a group per shop, or shops as partitions)."""
+    window = sync_window.window()
+    with state_database.open(config) as state:
+        runner = SourceRunner(config, source, state, env,
+                              lease_wait=concurrency.STEP_LEASE_WAIT,
+                              on_lease_wait=context.log.info)
+        context.log.info(f"{source.name}/{stream}: {describe(window)}")
+        try:
+            (report,) = asyncio.run(runner.run([stream], window=window))
+        except SyncStopped as exc:
+            raise stopped_failure(exc) from None
+        except SourceBusy as exc:
+            raise busy_failure(exc) from None
+        held = state_check_results(state, source.name, keys)
+        for resource, key in keys.items():
+            yield dg.MaterializeResult(
+                asset_key=key,
+                metadata=metadata_of(report, resource, state, source, window),
+                check_results=[*held[resource],
+                               rejections_check_of(report, resource, key,
+                                                   config.alerts.max_rejection_rate),
+                               quality_check_of(report, resource, key)],
+            )

@@ -11,6 +11,10 @@ from pipelines.engine.config import Destination, Source
 
 #: the run tag every job of a source carries; its value is the source's name
 SOURCE_TAG = "shopsync/source"
+#: the run tag naming the variable of a run's destination key (never the key), on the runs
+#: the schedules of ``layout: shop_partitions`` ask for: a tag limit on it stands in for the
+#: pool of a group whose shops send with several keys, where a step has no one pool
+DESTINATION_TAG = "shopsync/destination"
 #: seconds a step waits for another run of its source to end — a sibling step that a
 #: parallel executor runs at the same time, or the command line's sync — before it fails
 #: with the engine's message: as long as a long step takes

@@ -9,11 +9,12 @@ server does before the UI can show the location: import ``pipelines.definitions`
 in the same run: on a busy machine the ratio says more than the seconds. Prints the load
 average with the figures.
 
-``--models`` also times the prototype with shops as partitions
-(``pipelines.partitioned_definitions``: ``static`` or ``dynamic`` partitions) on the same
-files, in the same run.
+``--layouts`` times each layout of the location (``layout:`` in the file: ``shop_groups``, a
+group per shop, and ``shop_partitions``, shops as partitions) on the same shops, in the same
+run.
 
-    python bench/many_shops.py [--shops 500] [--keep shops.yaml] [--models shops,static,dynamic]
+    python bench/many_shops.py [--shops 500] [--keep shops.yaml]
+                               [--layouts shop_groups,shop_partitions]
 """
 
 from __future__ import annotations
@@ -26,14 +27,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import yaml
 
 if TYPE_CHECKING:  # the child times the import of Dagster: not imported before it
     import dagster as dg
-
-    from pipelines.partitioned_definitions import Partitioning
 
 try:
     from tests.assets.many_shops import many_shops
@@ -43,35 +42,27 @@ except ModuleNotFoundError:  # run as a script: the project's root is not on sys
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASES = ("import", "build", "repository", "snapshot")
-#: today's location (a group per shop), or the prototype's partitions
-MODELS = ("shops", "static", "dynamic")
+#: the values of the configuration's ``layout``
+LAYOUTS = ("shop_groups", "shop_partitions")
 
 
-def _build(model: str) -> tuple[float, dg.Definitions]:
-    """The import's seconds and the built ``Definitions`` of ``model``."""
+def _build() -> tuple[float, dg.Definitions]:
+    """The import's seconds and the ``Definitions`` built from ``$SHOPSYNC_CONFIG``."""
     start = time.perf_counter()
-    if model == "shops":
-        import pipelines.definitions as location
-
-        imported = time.perf_counter() - start
-        return imported, location.load_definitions()
-    from pipelines import partitioned_definitions as partitioned
-    from pipelines.engine.config import config_path, load_config
+    import pipelines.definitions as location
 
     imported = time.perf_counter() - start
-    config = load_config(config_path(os.environ.get("SHOPSYNC_CONFIG")))
-    return imported, partitioned.build_partitioned_definitions(config,
-                                                                cast("Partitioning", model))
+    return imported, location.load_definitions()
 
 
-def child(model: str) -> None:
+def child() -> None:
     """One load, timed phase by phase; prints them as JSON."""
     import warnings
 
     warnings.filterwarnings("ignore")  # Dagster's deprecation notes on its own snapshot
     times: dict[str, float] = {}
     start = time.perf_counter()
-    times["import"], defs = _build(model)
+    times["import"], defs = _build()
     times["build"] = time.perf_counter() - start - times["import"]
     mark = time.perf_counter()
     repository = defs.get_repository_def()
@@ -90,10 +81,10 @@ def child(model: str) -> None:
                       "schedules": len(repository.schedule_defs)}))
 
 
-def load(config: Path, model: str = "shops") -> dict[str, float]:
+def load(config: Path) -> dict[str, float]:
     env = {**os.environ, "SHOPSYNC_CONFIG": str(config)}
     env.pop("SHOPSYNC_DEMO_PLATFORM", None)
-    done = subprocess.run([sys.executable, __file__, "--child", model], env=env, cwd=ROOT,
+    done = subprocess.run([sys.executable, __file__, "--child"], env=env, cwd=ROOT,
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -102,33 +93,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shops", type=int, default=500)
     parser.add_argument("--keep", type=Path, help="also write the configuration here")
-    parser.add_argument("--models", default="shops",
-                        help=f"comma-separated, among {', '.join(MODELS)}")
-    parser.add_argument("--child", choices=MODELS, help=argparse.SUPPRESS)
+    parser.add_argument("--layouts", default="shop_groups",
+                        help=f"comma-separated, among {', '.join(LAYOUTS)}")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child)
+        child()
         return
-    models = args.models.split(",")
-    unknown = sorted(set(models) - set(MODELS))
+    models = args.layouts.split(",")
+    unknown = sorted(set(models) - set(LAYOUTS))
     if unknown:
-        parser.error(f"--models: no model {', '.join(unknown)}; use {', '.join(MODELS)}")
+        parser.error(f"--layouts: no layout {', '.join(unknown)}; use {', '.join(LAYOUTS)}")
     with tempfile.TemporaryDirectory(prefix="shopsync-bench-shops-") as tmp:
         rows = {}
         for count in (1, args.shops):
-            path = Path(tmp) / f"shops{count}.yaml"
-            path.write_text(yaml.safe_dump(many_shops(count), sort_keys=False))
-            if args.keep and count == args.shops:
-                args.keep.write_text(path.read_text())
             for model in models:
+                path = Path(tmp) / f"shops{count}-{model}.yaml"
+                path.write_text(yaml.safe_dump({**many_shops(count), "layout": model},
+                                               sort_keys=False))
+                if args.keep and count == args.shops:
+                    args.keep.write_text(path.read_text())
                 before = os.getloadavg()[0]
-                rows[model, count] = {**load(path, model),
+                rows[model, count] = {**load(path),
                                       "load avg": (before + os.getloadavg()[0]) / 2}
-    print(f"{'model':>7} {'shops':>6} {'assets':>7} {'checks':>7} {'jobs':>5} {'sched':>5}"
+    print(f"{'layout':>15} {'shops':>6} {'assets':>7} {'checks':>7} {'jobs':>5} {'sched':>5}"
           + "".join(f" {p:>10}" for p in PHASES)
           + f" {'total s':>8} {'sent MB':>8} {'load avg':>8}")
     for (model, count), row in rows.items():
-        print(f"{model:>7} {count:>6} {row['assets']:>7.0f} {row['checks']:>7.0f}"
+        print(f"{model:>15} {count:>6} {row['assets']:>7.0f} {row['checks']:>7.0f}"
               f" {row['jobs']:>5.0f} {row['schedules']:>5.0f}"
               + "".join(f" {row[p]:>10.2f}" for p in PHASES)
               + f" {row['total']:>8.2f} {row['bytes'] / 1e6:>8.1f} {row['load avg']:>8.2f}")

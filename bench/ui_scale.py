@@ -7,12 +7,12 @@ folder, free port) and Debian's headless Chromium on its UI, driven as the brows
 drives it (``tests/ui``). Times the location's load (the Deployment page says "Loaded") and
 each page until it shows its first shop, and saves a screenshot of each in ``--out``.
 
-``--model partitions`` serves the prototype with shops as partitions
-(``pipelines.partitioned_definitions``) instead, after recording a materialization of one
-shop in three and of its ``run_rejections`` check (as a run would leave them), so that the
-pages show a partition status per shop.
+``--layout shop_partitions`` serves the shops as partitions (``layout:`` in the file) instead
+of a group per shop, after recording a materialization of one shop in three and of its
+``run_rejections`` check (as a run would leave them), so that the pages show a partition
+status per shop.
 
-    python bench/ui_scale.py [--shops 500] [--out bench-ui-scale] [--model partitions]
+    python bench/ui_scale.py [--shops 500] [--out bench-ui-scale] [--layout shop_partitions]
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ except ModuleNotFoundError:  # run as a script: the project's root is not on sys
     from tests.assets.many_shops import many_shops
     from tests.ui.pages import CHROMIUM, DagsterUI, Screenshots
 from pipelines.cli.demo import (
-    LOCATION,
     free_port,
     stop_dagster,
     wait_serving,
@@ -56,7 +55,7 @@ PAGES = {
     # the job's page draws its assets, headed by its schedule
     "one-job": ("/locations/shopsync/jobs/shop_0001_sync", "Every 15 minutes"),
 }
-#: the same pages, and one asset's partitions, on the prototype with shops as partitions
+#: the same pages, and one asset's partitions, with shops as partitions
 PARTITION_PAGES = {
     "jobs": ("/jobs", "woocommerce_sync"),
     "automations": ("/automation", "woocommerce_schedule"),
@@ -69,12 +68,10 @@ PARTITION_PAGES = {
 }
 
 
-def serve_partitions(dagster_home: Path, workspace: Path, shops: int) -> None:
-    """The workspace on the prototype, and a materialization of one shop in three."""
+def materialize_partitions(dagster_home: Path, shops: int) -> None:
+    """A materialization of one shop in three, and of its ``run_rejections`` check."""
     import dagster as dg
 
-    workspace.write_text(yaml.safe_dump({"load_from": [{"python_module": {
-        "module_name": "pipelines.partitioned_definitions", "location_name": LOCATION}}]}))
     sources = many_shops(shops)["sources"]
     with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
         for i in range(0, shops, 3):
@@ -91,18 +88,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shops", type=int, default=500)
     parser.add_argument("--out", type=Path, default=Path("bench-ui-scale"))
-    parser.add_argument("--model", choices=("shops", "partitions"), default="shops")
+    parser.add_argument("--layout", choices=("shop_groups", "shop_partitions"),
+                        default="shop_groups")
     args = parser.parse_args()
-    pages = PARTITION_PAGES if args.model == "partitions" else PAGES
+    pages = PARTITION_PAGES if args.layout == "shop_partitions" else PAGES
     args.out.mkdir(parents=True, exist_ok=True)
     times: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="shopsync-bench-ui-scale-") as tmp:
         folder = Path(tmp)
         config = folder / "shops.yaml"
-        config.write_text(yaml.safe_dump({**many_shops(args.shops), "automation": "off"}))
+        config.write_text(yaml.safe_dump({**many_shops(args.shops), "automation": "off",
+                                          "layout": args.layout}))
         workspace = write_instance(folder / "dagster")
-        if args.model == "partitions":
-            serve_partitions(folder / "dagster", workspace, args.shops)
+        if args.layout == "shop_partitions":
+            materialize_partitions(folder / "dagster", args.shops)
         port = free_port("127.0.0.1")
         url = f"http://127.0.0.1:{port}"
         env = {**os.environ, "SHOPSYNC_CONFIG": str(config),
@@ -139,7 +138,7 @@ def main() -> None:
         finally:
             stop_dagster(dagster)
             log.close()
-    print(f"{args.shops} shops ({args.model}), load average {os.getloadavg()[0]:.2f}:")
+    print(f"{args.shops} shops ({args.layout}), load average {os.getloadavg()[0]:.2f}:")
     for what, seconds in times.items():
         print(f"  {what:<24} {seconds:7.1f} s")
 

@@ -3,7 +3,9 @@
 ``workspace.yaml`` loads ``defs``: the sync assets of every configured source (from
 ``$SHOPSYNC_CONFIG``, else ``./shops.yaml``) with a reconciliation report per source, a sync
 job and schedule and a reconciliation job and schedule per source, a job syncing every source
-on the configured executor (``assets.execution``), and sensors that report
+on the configured executor (``assets.execution``) — or, with ``layout: shop_partitions``,
+the same per platform with the shops as partitions (``assets.shop_partitions``) — and
+sensors that report
 failed runs, rejection spikes and parked items; the resources they take as typed parameters
 (``assets.resources``, ``assets.secrets``, ``assets.window``). ``defs`` is built when Dagster loads the
 location, not when this module is imported (``build_definitions`` is importable on its own).
@@ -15,6 +17,7 @@ or invalid fails the location with a message naming it — never the demo in its
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from typing import NamedTuple
@@ -27,6 +30,7 @@ from assets.execution import all_sources_job
 from assets.reconciliation import reconciliation_asset
 from assets.resources import shared_resources
 from assets.secrets import SourceSecrets, secrets_for, secrets_key
+from assets.shop_partitions import build_partitioned_definitions
 from assets.sync import stream_asset
 from assets.window import WINDOW_KEY, SyncWindow
 from pipelines.engine.config import (
@@ -38,6 +42,10 @@ from pipelines.engine.config import (
     load_config,
 )
 from pipelines.engine.runner import selected_resources
+
+log = logging.getLogger("shopsync.definitions")
+#: above this many sources, a location with a group per shop says that partitions load faster
+MANY_SHOPS = 100
 
 
 def automation_status(config: Config) -> dg.DefaultScheduleStatus:
@@ -117,6 +125,23 @@ def _source_definitions(config: Config, source: Source,
 
 
 def build_definitions(config: Config) -> dg.Definitions:
+    """The location in the configuration's ``layout``: a group per shop (below), or shops as
+    partitions (``assets.shop_partitions``); with the sensors reporting failed runs,
+    rejection spikes and parked items either way."""
+    sensor_status = (dg.DefaultSensorStatus.RUNNING if config.automation
+                     else dg.DefaultSensorStatus.STOPPED)
+    sensors = [failed_runs_sensor(config, sensor_status), alerts_sensor(config, sensor_status)]
+    if config.layout == "shop_partitions":
+        return build_partitioned_definitions(config, automation_status(config), sensors)
+    if len(config.sources) > MANY_SHOPS:
+        log.warning(f"{len(config.sources)} sources with `layout: shop_groups` (a group per"
+                    " shop): the location's load grows with the shop count (500: about a"
+                    " minute); `layout: shop_partitions` loads 500 in seconds, see the"
+                    " README's \"Many shops\"")
+    return _shop_groups(config, sensors)
+
+
+def _shop_groups(config: Config, sensors: list[dg.SensorDefinition]) -> dg.Definitions:
     """Per source: its sync assets (with their checks), a reconciliation report; a sync
     job and a reconciliation job with their schedules. Jobs run their steps in one process:
     a step is seconds of work, and a process per step would pay the interpreter's start and
@@ -136,13 +161,8 @@ def build_definitions(config: Config) -> dg.Definitions:
         schedules += own.schedules
         every_source += own.synced
     jobs.append(all_sources_job(config.execution, every_source))
-    sensor_status = (dg.DefaultSensorStatus.RUNNING if config.automation
-                     else dg.DefaultSensorStatus.STOPPED)
-    return dg.Definitions(
-        assets=assets, resources=resources, jobs=jobs,
-        schedules=schedules,
-        sensors=[failed_runs_sensor(config, sensor_status), alerts_sensor(config, sensor_status)],
-    )
+    return dg.Definitions(assets=assets, resources=resources, jobs=jobs, schedules=schedules,
+                          sensors=sensors)
 
 
 #: set to a platform by ``shopsync dev``: the location serves the demo configuration

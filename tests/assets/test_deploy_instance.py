@@ -24,7 +24,7 @@ from dagster_postgres import (
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
 
-from assets.concurrency import SOURCE_TAG, destination_pool
+from assets.concurrency import DESTINATION_TAG, SOURCE_TAG, destination_pool
 from pipelines.definitions import build_definitions
 from pipelines.demo import API_KEY_ENV, DEMO_SOURCE, demo_config, demo_env
 from pipelines.engine.config import parse_config
@@ -80,7 +80,8 @@ def test_the_deployment_instance_queues_runs_with_the_limits_it_declares(
     queue = concurrency.run_queue_config
     assert queue is not None and queue.max_concurrent_runs == 10
     assert queue.tag_concurrency_limits == [
-        {"key": SOURCE_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1}]
+        {"key": SOURCE_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1},
+        {"key": DESTINATION_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 4}]
     assert concurrency.pool_config.default_pool_limit == 4
     assert instance.run_monitoring_enabled
     assert not instance.telemetry_enabled

@@ -264,6 +264,11 @@ class Config(_Model):
     #: person turns them on in the UI — for a staging copy of a production configuration)
     automation: bool = True
     execution: Execution = Execution()
+    #: how the Dagster code location shows the sources (the README's "Many shops"):
+    #: ``shop_groups``, a group of assets with its own jobs and schedules per shop; or
+    #: ``shop_partitions``, the shops of a platform as the partitions of one set of assets,
+    #: for a location of hundreds of shops that must load in seconds
+    layout: Literal["shop_groups", "shop_partitions"] = "shop_groups"
     sources: list[Source] = Field(min_length=1)
 
     _check_state_url = field_validator("state_url")(lambda cls, v: v if v is None else database_url(v))

@@ -33,14 +33,14 @@ def first_slot_at(db_url: str, budget: str, rate: float, head_start: float) -> f
 def assert_within_budget(arrivals: Iterable[float], t0: float, rate: float, *,
                          at_least: int = 30) -> None:
     """No arrival ahead of the budget's slots from ``T0`` on, and ``at_least`` of them
-    (enough from each process to tell the budget from two)."""
+    (two processes' tests: enough from each to tell the budget from two)."""
     interval = 1 / rate
     seen = sorted(arrivals)
     early = [(k, at - (t0 + k * interval)) for k, at in enumerate(seen)
              if at < t0 + k * interval - EPSILON]
     span = seen[-1] - seen[0] if len(seen) > 1 else 0.0
-    print(f"\n{len(seen)} requests from 2 processes in {span:.2f} s"
+    print(f"\n{len(seen)} requests in {span:.2f} s"
           f" ({(len(seen) - 1) / (span or 1):.1f}/s, budget {rate:.0f}/s);"
           f" first {seen[0] - t0 if seen else 0:+.2f} s after T0")
-    assert len(seen) >= at_least, "enough requests from each process to tell the budget from two"
+    assert len(seen) >= at_least, f"{len(seen)} requests, fewer than {at_least}"
     assert not early, f"requests ahead of the shared budget (k, seconds early): {early[:5]}"

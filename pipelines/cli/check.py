@@ -1,6 +1,7 @@
 """``shopsync check-config``: the file first (exit 2 when it is invalid), then everything it
 points at — the state database, the destination and the data source of each source, every
-source's credentials — each tried at once and bounded in time (exit 1 when one fails).
+source's credentials — each tried at once and bounded in time (exit 1 when one fails),
+and within the request budgets a run keeps (``pipelines/engine/budgets.py``).
 
 Every line names its field: ``FAIL  source woo: sources[0].connection (…): why``."""
 
@@ -21,6 +22,7 @@ from pipelines.cli.common import config_option, friendly_errors, load
 
 if TYPE_CHECKING:
     from pipelines.engine.config import Config, Source
+    from pipelines.engine.state import StateStore
 
 #: (passed, line): one result of one probe
 Result = tuple[bool, str]
@@ -69,8 +71,9 @@ async def _bounded(what: str, field: str, timeout: float, probe: Probe) -> list[
         return [(False, f"{what}: {field}: {reason}")]
 
 
-def _probe_state(config: Config, timeout: float) -> Result:
-    """Open the state database as a run would (creating it, or its schema, when missing)."""
+def _open_state(config: Config, timeout: float) -> tuple[Result, StateStore | None]:
+    """Open the state database as a run would (creating it, or its schema, when missing);
+    the store stays open for the probes, whose requests it paces where a budget is set."""
     from sqlalchemy.engine import make_url
 
     from pipelines.engine.config import ConfigError
@@ -79,7 +82,7 @@ def _probe_state(config: Config, timeout: float) -> Result:
     try:
         given = config.state_url_in(os.environ)
     except ConfigError as exc:
-        return False, f"state database: {exc.problems[0]}"
+        return (False, f"state database: {exc.problems[0]}"), None
     url = make_url(given or StateStore.default_url())
     if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
         url = url.update_query_dict({"connect_timeout": str(max(2, round(timeout)))})
@@ -87,23 +90,26 @@ def _probe_state(config: Config, timeout: float) -> Result:
     field = ("state_url_env" if config.state_url_env else "state_url" if given
              else "state_url (not set: the default)")
     try:
-        StateStore(url.render_as_string(hide_password=False)).close()
+        store = StateStore(url.render_as_string(hide_password=False))
     except Exception as exc:  # noqa: BLE001 - the driver's errors, whatever they are
-        return False, f"state database: {field} {shown}: {_reason(exc)}"
-    return True, f"state database {shown}"
+        return (False, f"state database: {field} {shown}: {_reason(exc)}"), None
+    return (True, f"state database {shown}"), store
 
 
 def _probe_destination(config: Config, sources: list[tuple[int, Source]],
-                       env: Mapping[str, str]) -> Probe:
-    """One destination, and the data source of each of ``sources`` (index, source) there."""
+                       env: Mapping[str, str], state: StateStore | None) -> Probe:
+    """One destination, and the data source of each of ``sources`` (index, source) there;
+    within its key's shared budget, as a run is (unpaced when ``state`` did not open)."""
     async def probe() -> list[Result]:
+        from pipelines.engine.budgets import destination_pacer
         from pipelines.engine.config import ConfigError
         from pipelines.engine.destination import resolve_data_source
         from pipelines.engine.runner import open_client
 
         results: list[Result] = []
         first = sources[0][1]
-        async with open_client(config, first, env) as client:
+        pacer = destination_pacer(state, config.destination_for(first)) if state else None
+        async with open_client(config, first, env, pacer=pacer) as client:
             await client.list_data_sources()
             results.append((True, f"destination {config.destination_for(first).base_url}"))
             for index, source in sources:
@@ -132,12 +138,15 @@ def _destinations(config: Config) -> list[list[tuple[int, Source]]]:
     return list(groups.values())
 
 
-def _probe_source(source: Source, env: Mapping[str, str]) -> Probe:
+def _probe_source(source: Source, env: Mapping[str, str], state: StateStore | None) -> Probe:
+    """The source's credentials, within its shop's shared budget as a run is (unpaced when
+    ``state`` did not open)."""
     async def probe() -> list[Result]:
+        from pipelines.engine.budgets import shop_pacer
         from pipelines.engine.runner import open_connector, selected_resources
 
         selected_resources(source)
-        connector = open_connector(source, env)
+        connector = open_connector(source, env, shop_pacer(state, source) if state else None)
         try:
             await connector.check()
         finally:
@@ -149,16 +158,16 @@ def _probe_source(source: Source, env: Mapping[str, str]) -> Probe:
     return probe
 
 
-async def _probe_connections(config: Config, env: Mapping[str, str],
-                             timeout: float) -> list[Result]:
+async def _probe_connections(config: Config, env: Mapping[str, str], timeout: float,
+                             state: StateStore | None = None) -> list[Result]:
     """The destination and every source, tried at the same time."""
     probes = [_bounded("destination",
                        f"{config.destination_field(group[0][1], 'base_url')}"
                        f" ({config.destination_for(group[0][1]).base_url})",
-                       timeout, _probe_destination(config, group, env))
+                       timeout, _probe_destination(config, group, env, state))
               for group in _destinations(config)]
     probes += [_bounded(f"source {source.name}", f"sources[{index}].connection", timeout,
-                        _probe_source(source, env))
+                        _probe_source(source, env, state))
                for index, source in enumerate(config.sources)]
     http = logging.getLogger("shopsync.http")
     keep = _KeepRetries()
@@ -181,8 +190,12 @@ def check_config(config_path: str | None, timeout: float) -> None:
     try the destination, each source's data source and every connection's credentials
     (exit 1 when one fails)."""
     config = load(config_path)
-    results = [_probe_state(config, timeout),
-               *asyncio.run(_probe_connections(config, os.environ, timeout))]
+    opened, state = _open_state(config, timeout)
+    try:
+        results = [opened, *asyncio.run(_probe_connections(config, os.environ, timeout, state))]
+    finally:
+        if state is not None:
+            state.close()
     for passed, line in results:
         if passed:
             click.echo(f"ok    {line}")

@@ -18,7 +18,7 @@ from sandbox.marketing.errors import ApiError, validated
 from sandbox.marketing.faults import FaultInjection
 from sandbox.marketing.guards import BodyGuard
 from sandbox.marketing.http import OrjsonResponse, json_object, ok, shop
-from sandbox.marketing.limits import CLOCK_END, MAX_CLOCK_ADVANCE
+from sandbox.marketing.limits import ARRIVALS_KEPT, CLOCK_END, MAX_CLOCK_ADVANCE
 from sandbox.marketing.openapi import describe, documented
 from sandbox.marketing.persistence import InMemory, SqliteFile
 from sandbox.marketing.routes import (
@@ -67,6 +67,13 @@ class StatsAnswer(Answer):
 
     statusCode: Literal[200]
     data: Stats
+
+
+class Arrivals(Answer):
+    """When this shop's latest API requests arrived."""
+
+    at: list[float] = Field(description="epoch seconds, oldest first: the latest"
+                                        f" {ARRIVALS_KEPT:,} requests to /v1 of this key")
 
 
 def create_app(settings: SandboxSettings | None = None) -> FastAPI:
@@ -148,6 +155,16 @@ def create_app(settings: SandboxSettings | None = None) -> FastAPI:
             "statusCode": 200,
             "data": {"writes": counted, "stored": stored, "pending": len(the_shop.pending)},
         }
+
+    @app.get("/_sandbox/arrivals", tags=["sandbox"],
+             summary="when this shop's latest API requests arrived",
+             **documented(single(Arrivals)))
+    async def arrivals(the_shop: Shop = Depends(shop)) -> Any:
+        """The arrival times of the latest API requests (``/v1``) of this key's shop, which a
+        test of a shared request budget checks the spacing of; the key itself is never
+        told. A request answered by an injected fault, or refused for its key, is not
+        among them. Not part of the real API."""
+        return ok({"at": list(the_shop.arrivals)})
 
     if settings.manual_clock:
 

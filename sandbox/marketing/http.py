@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -54,6 +55,8 @@ def store_of(request: Request) -> Store:
 
 
 async def _shop(request: Request, *, kpi: bool) -> Shop:
+    """The shop of the request's key; an API request (``/v1``) joins its arrivals, when it
+    reaches this far (after ``--latency``; not when a fault or its key answered it)."""
     key = request.headers.get(API_KEY_HEADER)
     if not key:
         raise ApiError(401, f"Missing {API_KEY_HEADER} header: every request must carry an API key")
@@ -65,6 +68,8 @@ async def _shop(request: Request, *, kpi: bool) -> Shop:
     shop = store.shop_for(key, kpi=kpi)
     if shop is None:
         raise ApiError(401, "Invalid API key: no shop has this key")
+    if request.url.path.startswith("/v1/"):
+        shop.arrivals.append(time.time())
     # many writes may have come due at once (a clock moved far): other requests get turns
     while shop.apply_due(store.clock.now(), limit=APPLY_SLICE) == APPLY_SLICE:
         await asyncio.sleep(0)

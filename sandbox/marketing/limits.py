@@ -40,6 +40,9 @@ LISTING_WORK_SECONDS = 10.0
 LISTING_SLICE_SECONDS = 0.005
 #: pending writes applied in one go before other requests get a turn
 APPLY_SLICE = 500
+#: API requests of one shop whose arrival time is kept (``GET /_sandbox/arrivals``), the
+#: latest: as many as the fake shops keep (``sandbox/shops/hosting.py``)
+ARRIVALS_KEPT = 10_000
 
 
 def json_problems(value: Any) -> list[str]:

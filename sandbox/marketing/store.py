@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from sandbox.marketing.limits import ARRIVALS_KEPT
 from sandbox.marketing.persistence import InMemory, Persistence
 from sandbox.marketing.settings import (
     GENERAL_KEY_PATTERN,
@@ -135,6 +136,10 @@ class Shop:
         self.persistence = persistence
         self._collections: dict[str, Collection] = {}
         self.pending: deque[Doc] = deque()
+        #: when its latest API requests arrived, epoch seconds (``GET /_sandbox/arrivals``):
+        #: what a test of a key's shared request budget checks the spacing of; not kept
+        #: across restarts
+        self.arrivals: deque[float] = deque(maxlen=ARRIVALS_KEPT)
 
     def collection(self, name: str) -> Collection:
         found = self._collections.get(name)

@@ -2,14 +2,9 @@
 source of one fake shop (``budget_reader.py``: the connector a sync opens, paced by the
 same ``requests_per_second`` through the state database, SQLite or PostgreSQL), started at
 once. What the shop saw (``/__fake__/arrivals``) is checked against the budget's
-arithmetic, not against the machine's speed:
-
-every request leaves at its slot or later, the slots of a budget are one interval apart
-whoever took them, and the test itself took the slot before ``T0``; so the k-th request the
-shop saw (from 0) arrived at ``T0 + k × interval`` at the earliest, however late any
-process ran. Two processes pacing only themselves would send twice as fast, and break it
-as soon as both are up (``T0`` is set a few seconds ahead so that they are), and all
-along, since each alone can read faster than the budget.
+arithmetic, not against the machine's speed (``budget_support``): two processes pacing only
+themselves would break it as soon as both are up, and all along, since each alone can read
+faster than the budget.
 """
 
 from __future__ import annotations
@@ -17,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,19 +20,16 @@ import yaml
 
 from pipelines.engine.budgets import shop_pacer
 from pipelines.engine.config import parse_config
-from pipelines.engine.state import StateStore
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
+from tests.engine.budget_support import assert_within_budget, first_slot_at
 from tests.support import RunningSandbox, new_key
 
 ROOT = Path(__file__).parents[2]
 RATE = 20.0
-INTERVAL = 1 / RATE
 #: how far ahead of the processes' start the budget's first free slot is set: about what
 #: two processes take to start and reach the shop, so that both are pacing by then (a
 #: slower start only loosens the check, it cannot fail it)
 HEAD_START = 2.0
-#: the arrival times' resolution: both clocks are this machine's
-EPSILON = 0.002
 
 
 @pytest.fixture
@@ -75,10 +66,7 @@ def test_two_processes_on_one_shop_stay_within_its_budget_together(
            "T_WC_SECRET": shop.secret, "T_STATE_URL": db_url}
     budget = shop_pacer(None, config.sources[0])  # type: ignore[arg-type]
     assert budget is not None
-    with StateStore(db_url) as store:
-        t0 = time.time() + HEAD_START
-        # the test takes the slot just before T0: the processes' first free slot is T0
-        store.reserve_slots(budget.budget, INTERVAL, now=t0 - INTERVAL)
+    t0 = first_slot_at(db_url, budget.budget, RATE, HEAD_START)
 
     commands = [[sys.executable, "-m", "tests.engine.budget_reader", str(config_path), name]
                 for name in ("woo_a", "woo_b")]
@@ -87,13 +75,4 @@ def test_two_processes_on_one_shop_stay_within_its_budget_together(
     outputs = [p.communicate(timeout=120)[0] for p in processes]
     assert [p.returncode for p in processes] == [0, 0], outputs
 
-    arrivals = sorted(shop.fake().get("/arrivals").json()["at"])
-    early = [(k, at - (t0 + k * INTERVAL)) for k, at in enumerate(arrivals)
-             if at < t0 + k * INTERVAL - EPSILON]
-    seen = len(arrivals)
-    span = arrivals[-1] - arrivals[0]
-    print(f"\n{seen} requests from 2 processes in {span:.2f} s"
-          f" ({(seen - 1) / span:.1f}/s, budget {RATE:.0f}/s); first {arrivals[0] - t0:+.2f} s"
-          " after T0")
-    assert seen >= 30, "enough requests from each process to tell the budget from two"
-    assert not early, f"requests ahead of the shared budget (k, seconds early): {early[:5]}"
+    assert_within_budget(shop.fake().get("/arrivals").json()["at"], t0, RATE)

@@ -89,6 +89,7 @@ def test_no_operation_documents_a_422_which_the_sandbox_never_sends():
     ("post", "/v1/events", ["200", "400", "401", "409", "413", "415"]),
     # not an API route: faults are never injected there
     ("get", "/_sandbox/stats", ["200", "401"]),
+    ("get", "/_sandbox/arrivals", ["200", "401"]),
 ])
 def test_an_operation_documents_the_statuses_it_sends(method, path, sent):
     assert statuses(document(), method, path) == sent
@@ -101,6 +102,7 @@ def test_injected_faults_are_documented_when_the_sandbox_injects_them():
         "200", "401", "429", "500", "502", "503"]
     assert "Retry-After" in faulty["paths"]["/v1/orders"]["get"]["responses"]["429"]["headers"]
     assert statuses(faulty, "get", "/_sandbox/stats") == ["200", "401"]
+    assert statuses(faulty, "get", "/_sandbox/arrivals") == ["200", "401"]
 
 
 def test_the_kpi_endpoints_take_their_own_key():

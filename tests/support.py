@@ -11,6 +11,7 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 import httpx
@@ -128,3 +129,35 @@ def applicable(drivers: Sequence[D], metafunc: pytest.Metafunc) -> list[D]:
     marker = metafunc.definition.get_closest_marker("case")
     case = marker.args[0] if marker else None
     return [d for d in drivers if case not in getattr(d, "not_applicable", {})]
+
+
+def released_together(commands: Sequence[Sequence[str]], folder: Path, *, env: dict[str, str],
+                      bound: float, cwd: Path | None = None,
+                      before_release: Callable[[], object] = lambda: None,
+                      ) -> tuple[list[int], list[str], list[int]]:
+    """Start each command as its own process, let them all reach a barrier, and release them
+    at once: each command takes two more arguments, the barrier's path (it waits until the
+    file exists) and its own "ready" file (it writes it once at the barrier).
+    ``before_release`` runs when all are ready. Returns their exit codes, their stderr and
+    their pids; a command that ends before the barrier ends the wait (its code says why)."""
+    barrier = folder / "go"
+    started = []
+    for n, command in enumerate(commands):
+        err = (folder / f"process-{n}.err").open("w")
+        started.append((subprocess.Popen(
+            [*command, str(barrier), str(folder / f"ready-{n}")], env=env, cwd=cwd, text=True,
+            stdout=subprocess.DEVNULL, stderr=err), err))
+    try:
+        eventually(lambda: all((folder / f"ready-{n}").exists() for n in range(len(commands)))
+                   or any(p.poll() is not None for p, _ in started),
+                   "every process at the barrier", timeout=bound)
+        before_release()
+        barrier.touch()
+        codes = [process.wait(timeout=bound) for process, _ in started]
+    finally:
+        for process, err in started:
+            process.kill()
+            process.wait()
+            err.close()
+    outputs = [(folder / f"process-{n}.err").read_text() for n in range(len(commands))]
+    return codes, outputs, [process.pid for process, _ in started]

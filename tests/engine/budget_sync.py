@@ -4,7 +4,7 @@ appears. What a process does once, before its first request (imports, GX's plans
 source's suites), is done before the barrier, so that both processes reach the destination
 within a moment of each other however long their start took.
 
-    python -m tests.engine.budget_sync BARRIER READY SOURCE   (config: $SHOPSYNC_CONFIG)
+    python -m tests.engine.budget_sync SOURCE BARRIER READY   (config: $SHOPSYNC_CONFIG)
 """
 
 from __future__ import annotations
@@ -40,4 +40,4 @@ def main(barrier: Path, ready: Path, source: str) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3])
+    main(Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[1])

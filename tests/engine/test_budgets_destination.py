@@ -11,7 +11,6 @@ ledgers of both sources say it accepted, and the ledgers hold every order of bot
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -26,7 +25,7 @@ from pipelines.engine.config import Config, parse_config
 from pipelines.engine.state import ItemStatus, StateStore
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
 from tests.engine.budget_support import assert_within_budget, first_slot_at
-from tests.support import RunningSandbox, eventually, new_key
+from tests.support import RunningSandbox, new_key, released_together
 
 ROOT = Path(__file__).parents[2]
 #: low enough that each sync alone sends faster, even on a busy machine (mapping and
@@ -88,27 +87,13 @@ def test_two_syncs_writing_with_one_key_stay_within_its_budget_together(
     budget = destination_pacer(None, config.destination)  # type: ignore[arg-type]
     assert budget is not None
 
-    barrier = tmp_path / "go"
-    started = []
-    for name in SOURCES:
-        err = (tmp_path / f"{name}.err").open("w")
-        command = [sys.executable, "-m", "tests.engine.budget_sync", str(barrier),
-                   str(tmp_path / f"{name}.ready"), name]
-        started.append((subprocess.Popen(command, env=env, cwd=ROOT, text=True,
-                                         stdout=subprocess.DEVNULL, stderr=err), err))
-    try:
-        eventually(lambda: all((tmp_path / f"{n}.ready").exists() for n in SOURCES)
-                   or any(p.poll() is not None for p, _ in started),
-                   "both syncs at the barrier", timeout=BOUND)
-        t0 = first_slot_at(db_url, budget.budget, RATE, HEAD_START)
-        barrier.touch()
-        codes = [process.wait(timeout=BOUND) for process, _ in started]
-    finally:
-        for process, err in started:
-            process.kill()
-            process.wait()
-            err.close()
-    outputs = [(tmp_path / f"{name}.err").read_text() for name in SOURCES]
+    slots: list[float] = []
+    codes, outputs, _ = released_together(
+        [[sys.executable, "-m", "tests.engine.budget_sync", name] for name in SOURCES],
+        tmp_path, env=env, cwd=ROOT, bound=BOUND,
+        before_release=lambda: slots.append(first_slot_at(db_url, budget.budget, RATE,
+                                                          HEAD_START)))
+    (t0,) = slots
     assert codes == [0, 0], outputs
 
     with httpx.Client(headers={"spm-api-key": key}) as api:

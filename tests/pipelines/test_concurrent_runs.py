@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -21,7 +20,7 @@ import pytest
 from pipelines.engine.state import ItemStatus, StateStore
 from sandbox.shops.woocommerce.launch import RunningFakeShop, start_in_thread
 from tests.engine import conftest as engine_fixtures
-from tests.support import RunningSandbox, eventually, new_key
+from tests.support import RunningSandbox, new_key, released_together
 
 #: a fresh, empty ledger on SQLite and on PostgreSQL: the engine tests' fixture
 db_url = engine_fixtures.db_url
@@ -77,30 +76,13 @@ def test_two_syncs_of_one_source_at_once_one_syncs_the_other_is_refused(
     env = {**os.environ, "SHOPSYNC_CONFIG": str(config), "T_API_KEY": key,
            "T_WC_KEY": shop.key, "T_WC_SECRET": shop.secret, "PYTHONFAULTHANDLER": "1"}
     StateStore(state_url).close()  # the schema exists before either opens it
-    barrier = tmp_path / "go"
-    started = []
-    for n in (1, 2):
-        err = (tmp_path / f"sync-{n}.err").open("w")
-        started.append((subprocess.Popen(
-            [sys.executable, "-c", AT_THE_BARRIER, str(barrier), str(tmp_path / f"ready-{n}")],
-            env=env, text=True, stdout=subprocess.DEVNULL, stderr=err), err))
-    try:
-        eventually(lambda: all((tmp_path / f"ready-{n}").exists() for n in (1, 2))
-                   or any(p.poll() is not None for p, _ in started),
-                   "both commands at the barrier", timeout=BOUND)
-        barrier.touch()
-        codes = [process.wait(timeout=BOUND) for process, _ in started]
-    finally:
-        for process, err in started:
-            process.kill()
-            process.wait()
-            err.close()
-    outputs = [(tmp_path / f"sync-{n}.err").read_text() for n in (1, 2)]
+    codes, outputs, pids = released_together(
+        [[sys.executable, "-c", AT_THE_BARRIER]] * 2, tmp_path, env=env, bound=BOUND)
 
     assert sorted(codes) == [0, 75], outputs
     synced, refused = (0, 1) if codes[0] == 0 else (1, 0)
     message = outputs[refused]
-    pid = started[synced][0].pid
+    pid = pids[synced]
     assert re.fullmatch(
         r"error: source woo is busy: another run of it holds it \(a sync since"
         rf" \S+ \S+Z, pid {pid} on \S+\), so this sync did not start and read or sent nothing"

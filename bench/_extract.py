@@ -3,7 +3,9 @@ stream, and, for a platform whose fake refuses requests past a rate limit, the r
 the table of records/s and budget use; each script keeps only its platform's specifics.
 
 The budget used by a run is the requests the fake answered (less the 429s it refused them
-with) over what the limit allowed during the run: ``seconds × requests per second``.
+with) over what the limit allowed during the run: ``seconds × requests per second``. Each run
+also says the CPU seconds of the fake's server process and of the reading process, so that
+a reader sees which of the two holds the other back.
 """
 
 from __future__ import annotations
@@ -11,15 +13,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Protocol, TypeVar
 
 import httpx
 
 from connectors.sources.base import Position, RawRecord, SourceConnector
+from sandbox.serving import Served
 
 
 def parser(doc: str, *, page_sizes: Sequence[int] | None = None,
@@ -43,6 +49,8 @@ class Read:
     seconds: float
     #: what ``items`` counted in the records (an order's lines), 0 when not asked
     items: int = 0
+    #: CPU seconds the reading process spent on the read
+    cpu: float = 0.0
 
     @property
     def per_second(self) -> float:
@@ -54,15 +62,31 @@ async def read_whole(source: SourceConnector, stream: str = "orders", *,
                      items: Callable[[RawRecord], int] | None = None) -> Read:
     """Read ``stream`` whole with ``source`` (closed afterwards), timing the reading only."""
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         records = counted = 0
         async for page in source.read(stream, after=after):
             records += len(page)
             if items is not None:
                 counted += sum(items(record) for record in page)
-        return Read(records, time.perf_counter() - started, counted)
+        return Read(records, time.perf_counter() - started, counted, cpu_seconds() - cpu)
     finally:
         await source.aclose()
+
+
+def cpu_seconds(pid: int | None = None) -> float:
+    """The CPU seconds (user + system) a process has used: this one (None), or another,
+    such as a fake's server, read from ``/proc``."""
+    if pid is None:
+        return time.process_time()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_pid(shop: RunningFake) -> int:
+    """The process id of a fake started in its own process (``launch.start``)."""
+    if not isinstance(shop.process, subprocess.Popen):
+        raise TypeError("the fake runs in this process: start it with launch.start")
+    return shop.process.pid
 
 
 @dataclass(frozen=True)
@@ -85,6 +109,8 @@ def paced_and_unpaced(args: argparse.Namespace,
 
 class RunningFake(Protocol):
     """A fake shop started for the benchmark (each platform's ``launch.start`` gives one)."""
+
+    process: subprocess.Popen[str] | Served
 
     def fake(self) -> httpx.Client: ...
 
@@ -109,18 +135,18 @@ def under_rate_limit(platform: str, start: Callable[..., F], args: argparse.Name
               f" customers, budget {args.rate_limit:g} requests/s")
         print("  " + "".join(f"{name:>9}" for name in columns)
               + f"{'records':>9}{'seconds':>9}{'records/s':>11}{'requests':>10}{'429s':>6}"
-              + f"{'budget used':>13}")
+              + f"{'budget used':>13}{'fake cpu s':>12}{'reader cpu s':>14}")
         for run in runs(shop):
             time.sleep(1.5)  # let the bucket fill up again between runs
-            before = fake.get("/stats").json()
+            before, served = fake.get("/stats").json(), cpu_seconds(server_pid(shop))
             read = asyncio.run(_read(run.connector))
-            after = fake.get("/stats").json()
+            after, served = fake.get("/stats").json(), cpu_seconds(server_pid(shop)) - served
             answered = after["requests"] - before["requests"]
             throttled = after["throttled"] - before["throttled"]
             share = (answered - throttled) / (read.seconds * args.rate_limit)
             print("  " + "".join(f"{value:>9}" for value in run.columns)
                   + f"{read.records:>9}{read.seconds:>9.1f}{read.per_second:>11.0f}"
-                  + f"{answered:>10}{throttled:>6}{share:>12.0%}")
+                  + f"{answered:>10}{throttled:>6}{share:>12.0%}{served:>12.1f}{read.cpu:>14.1f}")
     finally:
         shop.stop()
 

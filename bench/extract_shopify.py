@@ -28,9 +28,15 @@ from connectors.sources.shopify import ShopifyConnector
 from sandbox.shops.shopify.launch import start
 
 try:
-    from bench._extract import Read, parser, read_whole
+    from bench._extract import Read, cpu_seconds, parser, read_whole, server_pid
 except ModuleNotFoundError:  # run as a script: bench/ itself is on sys.path
-    from _extract import Read, parser, read_whole  # type: ignore[no-redef]
+    from _extract import (  # type: ignore[no-redef]
+        Read,
+        cpu_seconds,
+        parser,
+        read_whole,
+        server_pid,
+    )
 
 
 async def extract(root: str, token: str, after: Position | None = None,
@@ -43,11 +49,13 @@ async def extract(root: str, token: str, after: Position | None = None,
                   "throttled": budget.throttled, "waited": budget.waited}
 
 
-def report(title: str, read: Read, spent: float, bucket: float, rate: float) -> None:
+def report(title: str, read: Read, spent: float, bucket: float, rate: float,
+           served: float) -> None:
     capacity = bucket + rate * read.seconds
     print(f"  {title}: {read.records} orders in {read.seconds:.1f}s = {read.per_second:.0f}"
           f" records/s; {spent:.0f} points spent of {capacity:.0f} available ="
-          f" {spent / capacity:.1%} of the budget")
+          f" {spent / capacity:.1%} of the budget; CPU: fake {served:.1f}s, reader"
+          f" {read.cpu:.1f}s")
 
 
 def main() -> None:
@@ -63,8 +71,10 @@ def main() -> None:
         print(f"Shopify connector, fake shop with {args.orders} orders; cost bucket {bucket:.0f}"
               f" points restored at {rate:.0f}/s ({'Plus' if args.plus else 'Standard'} plan),"
               " bulk jobs writing 5000 objects/s")
+        served = cpu_seconds(server_pid(shop))
         read, first = asyncio.run(extract(shop.root, shop.token, bulk_poll_interval=1.0))
-        report("initial import (bulk operation)", read, first["spent"], bucket, rate)
+        served = cpu_seconds(server_pid(shop)) - served
+        report("initial import (bulk operation)", read, first["spent"], bucket, rate, served)
         fake = shop.fake()
         stats = fake.get("/stats").json()
         print(f"    bulk jobs {stats.get('bulk_operations', 0)}, requests {stats['requests']},"
@@ -73,9 +83,11 @@ def main() -> None:
         cursor = datetime.now(UTC) - timedelta(seconds=5)
         fake.post("/orders/touch", json={"ids": ids})
         time.sleep(3)  # the bucket refills a little, as between two scheduled syncs
+        before = cpu_seconds(server_pid(shop))
         read, second = asyncio.run(extract(shop.root, shop.token, after=Position(cursor)))
         report(f"incremental window of {args.changed} changed orders (paged)", read,
-               second["spent"] - first["spent"], bucket, rate)
+               second["spent"] - first["spent"], bucket, rate,
+               cpu_seconds(server_pid(shop)) - before)
         print(f"    waited for the budget {second['waited'] - first['waited']:.1f}s,"
               f" throttled answers {second['throttled'] - first['throttled']}")
     finally:

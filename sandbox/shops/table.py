@@ -7,7 +7,8 @@ platform; so do a store's own changes (what a patch or a new record sets)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from sandbox.shops.timeline import Clock
@@ -67,6 +68,15 @@ class Table(Generic[R]):
         """The ``by`` column of ``ordered(by)``, for bisecting."""
         return self.view(f"keys:{by}", lambda: [getattr(r, by) for r in self.ordered(by)])
 
+    def where(self, by: str, name: str, keep: Callable[[R], bool]) -> tuple[list[R], list[Any]]:
+        """``ordered(by)`` cut to the rows ``keep`` lets through (``name`` tells filters
+        apart), with their ``by`` column for bisecting: built once a change, so that a page
+        of a filtered listing costs a bisect, not a scan of the shop."""
+        def build() -> tuple[list[R], list[Any]]:
+            rows = [r for r in self.ordered(by) if keep(r)]
+            return rows, [getattr(r, by) for r in rows]
+        return self.view(f"where:{by}:{name}", build)
+
     def changed(self) -> None:
         self._views.clear()
 
@@ -77,6 +87,39 @@ class Table(Generic[R]):
     def patched(self, record_id: int, built: dict[str, Any]) -> dict[str, Any]:
         """The built record with the fields tests patched laid over it."""
         return merge(built, self.patches.get(record_id, {}))
+
+
+@dataclass(frozen=True)
+class Span(Generic[V]):
+    """The rows a listing matched, in order, without copying them: ``head`` (rows tested
+    one by one) then ``rows[start:stop]`` (a run of a sorted view known to match). Its
+    length is the listing's total; ``page`` cuts one page out of it."""
+
+    rows: Sequence[V]
+    start: int = 0
+    stop: int | None = None
+    head: Sequence[V] = ()
+
+    def __len__(self) -> int:
+        stop = len(self.rows) if self.stop is None else self.stop
+        return len(self.head) + max(0, stop - self.start)
+
+    def page(self, offset: int, count: int, *, descending: bool = False) -> list[V]:
+        """``list(self)[offset:offset + count]``, of the reversed rows when ``descending``."""
+        total = len(self)
+        if descending:
+            return self._cut(total - offset - count, total - offset)[::-1]
+        return self._cut(offset, offset + count)
+
+    def _cut(self, low: int, high: int) -> list[V]:
+        low, high = max(low, 0), min(high, len(self))
+        if low >= high:
+            return []
+        n = len(self.head)
+        cut = list(self.head[low:high])
+        if high > n:
+            cut += self.rows[self.start + max(low - n, 0):self.start + high - n]
+        return cut
 
 
 class Shop(Clock):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +21,7 @@ from typing import Any
 from sandbox.shops.magento.data import Row
 from sandbox.shops.magento.errors import MagentoError, required, unknown_column
 from sandbox.shops.magento.records import increment_id, utc_text
+from sandbox.shops.table import Span
 
 Getter = Callable[[Row], Any]
 Predicate = Callable[[Row], bool]
@@ -260,30 +261,65 @@ def select(table: Any, resource: str, crit: Criteria, *, past_end: str,
     check = predicate(resource, crit.groups)
     sort = [(("id" if f == "entity_id" else f), d) for f, d in crit.sort]
     if sort in ([], [("id", "ASC")]):
-        rows, keys = table.ordered("id"), table.keys("id")
-        low = _lower_bound(resource, crit.groups, "entity_id" if resource == "orders" else "id")
-        if low is None and resource != "orders":
-            low = _lower_bound(resource, crit.groups, "entity_id")
-        rows = rows[bisect_left(keys, low):] if low is not None else rows
+        field = "entity_id" if resource == "orders" or _lower_bound(
+            resource, crit.groups, "id") is None else "id"
+        matched = _sorted_span(table, resource, crit.groups, check, "id", field)
     elif sort in ([("updated_at", "ASC")], [("updated_at", "ASC"), ("id", "ASC")]):
-        rows, keys = table.ordered("updated"), table.keys("updated")
-        low = _lower_bound(resource, crit.groups, "updated_at")
-        rows = rows[bisect_left(keys, low):] if low is not None else rows
+        matched = _sorted_span(table, resource, crit.groups, check, "updated", "updated_at")
     else:
         rows = list(table.ordered("id"))
         for field, direction in reversed(sort):
             kind, getter = column(resource, "entity_id" if field == "id" and resource == "orders"
                                   else field, "order clause")
             rows.sort(key=_sort_key(kind, getter), reverse=direction == "DESC")
-    matched = [r for r in rows if check(r)] if check else list(rows)
+        matched = Span([r for r in rows if check(r)] if check else rows)
     total = len(matched)
     if size is None:
-        return matched, total, 1
+        return matched.page(0, total), total, 1
     page = max(1, crit.current_page or 1)
     last = max(1, math.ceil(total / size))
     if page > last and past_end == "last":
         page = last  # the collection clamps curPage: the last page again (2.0–2.3)
-    return matched[(page - 1) * size: page * size], total, page
+    return matched.page((page - 1) * size, size), total, page
+
+
+def _sorted_span(table: Any, resource: str, groups: list[list[Filter]],
+                 check: Predicate | None, by: str, field: str) -> Span[Row]:
+    """The rows matching ``groups`` in the table's ``by`` order (``field`` its column):
+    those before the first row from which every group holds are tested one by one, the
+    rest are counted and cut without being looked at (a keyset cursor's hot path)."""
+    rows, keys = table.ordered(by), table.keys(by)
+    low = _lower_bound(resource, groups, field)
+    start = bisect_left(keys, low) if low is not None else 0
+    if check is None:
+        return Span(rows, start)
+    every = _all_from(resource, groups, field, keys)
+    if every is None:
+        return Span([r for r in rows[start:] if check(r)])
+    every = max(every, start)
+    return Span(rows, every, head=[r for r in rows[start:every] if check(r)])
+
+
+def _all_from(resource: str, groups: list[list[Filter]], field: str,
+              keys: list[Any]) -> int | None:
+    """The index from which every row sorted on ``field`` (``keys`` its values) matches:
+    each group must hold a lower bound on ``field`` (``>``, ``>=``), which holds for all
+    the rows from its bisect on; None when a group has none."""
+    kind, _ = column(resource, field)
+    start = 0
+    for group in groups:
+        ends = []
+        for f in group:
+            if f.field != field or f.condition not in ("gt", "gteq", "moreq", "from"):
+                continue
+            value = _typed(kind, f.value)
+            if isinstance(value, int):
+                cut = bisect_right if f.condition == "gt" else bisect_left
+                ends.append(cut(keys, value))
+        if not ends:
+            return None
+        start = max(start, min(ends))
+    return start
 
 
 def parse_fields(text: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -242,8 +242,9 @@ def _upd_view(store: Store, resource: str) -> tuple[list[Row], list[str]]:
     return table.view("upd", build)
 
 
-def _candidates(store: Store, resource: str, query: Query) -> tuple[list[Row], str]:
-    """The rows worth testing and the order they come in ("id" or "upd")."""
+def _candidates(store: Store, resource: str, query: Query) -> tuple[Iterable[Row], str]:
+    """The rows worth testing and the order they come in ("id" or "upd"), read lazily: a
+    page stops reading once full, so it costs the same in a large shop as in a small one."""
     rows = store.tables[resource].rows
     for name, raw in query.filters:
         match = _OPERATOR.match(raw)
@@ -259,12 +260,17 @@ def _candidates(store: Store, resource: str, query: Query) -> tuple[list[Row], s
             bounds = _RANGE.match(inner)
             if before == "" and bounds:
                 low, high = sorted(_full(v) for v in bounds.groups())
-                return ordered[bisect_left(keys, low):bisect_right(keys, high)], "upd"
+                return _run(ordered, bisect_left(keys, low), bisect_right(keys, high)), "upd"
             if before == ">":
-                return ordered[bisect_right(keys, _full(inner)):], "upd"
+                return _run(ordered, bisect_right(keys, _full(inner)), len(ordered)), "upd"
             if before == "<":
-                return ordered[:bisect_left(keys, _full(inner))], "upd"
-    return list(rows.values()), "id"
+                return _run(ordered, 0, bisect_left(keys, _full(inner))), "upd"
+    return rows.values(), "id"
+
+
+def _run(rows: list[Row], start: int, stop: int) -> Iterator[Row]:
+    """``rows[start:stop]`` one by one, without copying them."""
+    return map(rows.__getitem__, range(start, stop))
 
 
 def _full(value: str) -> str:

@@ -197,7 +197,7 @@ def run_query(ctx: Context, text: str) -> dict[str, Any]:
                                            f" already in progress: {running[-1].gid}."}])
     args = ctx.args(root)
     try:
-        rows, _ = matching_rows(ctx, root.name.value, args, root, [key(root)])
+        rows, _, _ = matching_rows(ctx, root.name.value, args, root, [key(root)])
     except QueryError as exc:
         return _invalid(str(exc))
     resource = CONNECTIONS[root.name.value][0]

@@ -12,6 +12,7 @@ returned. See README.md for what this simplifies.
 from __future__ import annotations
 
 import base64
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ from graphql.utilities import value_from_ast_untyped
 
 from sandbox.shops.shopify.data import Row
 from sandbox.shops.shopify.store import Store
+from sandbox.shops.table import Span
 
 MAX_PAGE = 250
 MUTATION_COST = 10
@@ -191,27 +193,35 @@ def decode_cursor(cursor: str, node: FieldNode, path: list[Any]) -> tuple[Any, A
                          "BAD_REQUEST", node, path) from None
 
 
-def page_rows(rows: list[Row], sort: Callable[[Row], Any], ctx: Context, node: FieldNode,
-              path: list[Any]) -> tuple[list[Row], Page]:
-    """Keyset paging of rows already sorted by ``(sort(row), id)``: a cursor holds the last
-    row's sort value and id, so rows changed meanwhile neither shift nor repeat a page."""
+def page_rows(rows: list[Row], keys: list[Any], sort: Callable[[Row], Any], ctx: Context,
+              node: FieldNode, path: list[Any]) -> tuple[list[Row], Page]:
+    """Keyset paging of rows already sorted by ``(sort(row), id)`` (``keys``): a cursor holds
+    the last row's sort value and id, so rows changed meanwhile neither shift nor repeat a
+    page; a bisect finds where a cursor leaves off."""
     args = ctx.args(node)
     size = page_size(ctx, node, path)
     reverse = bool(args.get("reverse"))
-    ordered = list(reversed(rows)) if reverse else rows
+    low, high = 0, len(rows)
     after, before = args.get("after"), args.get("before")
     if after:
-        mark = decode_cursor(after, node, path)
-        ordered = [r for r in ordered if ((sort(r), r.id) < tuple(mark)) == reverse
-                   and (sort(r), r.id) != tuple(mark)]
+        mark = tuple(decode_cursor(after, node, path))
+        if reverse:
+            high = min(high, bisect_left(keys, mark))
+        else:
+            low = max(low, bisect_right(keys, mark))
     if before:
-        mark = decode_cursor(before, node, path)
-        ordered = [r for r in ordered if ((sort(r), r.id) > tuple(mark)) == reverse
-                   and (sort(r), r.id) != tuple(mark)]
+        mark = tuple(decode_cursor(before, node, path))
+        if reverse:
+            low = max(low, bisect_right(keys, mark))
+        else:
+            high = min(high, bisect_left(keys, mark))
+    span = Span(rows, low, max(low, high))
+    left = len(span)
     if args.get("first") is not None:
-        chosen, has_next, has_previous = ordered[:size], len(ordered) > size, bool(after)
+        chosen, has_next, has_previous = span.page(0, size, descending=reverse), left > size, bool(after)
     else:
-        chosen, has_next, has_previous = ordered[-size:] if size else [], bool(before), len(ordered) > size
+        chosen = span.page(left - size, size, descending=reverse) if size else []
+        has_next, has_previous = bool(before), left > size
     cursors = [encode_cursor(sort(r), r.id) for r in chosen]
     return chosen, Page([], cursors, has_next, has_previous)
 

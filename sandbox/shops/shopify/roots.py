@@ -68,8 +68,9 @@ ENUMS = {"OrderDisplayFinancialStatus": names.FINANCIAL_ENUM,
 
 
 def matching_rows(ctx: Context, root: str, args: dict[str, Any], node: FieldNode,
-                  path: list[Any]) -> tuple[list[Row], Any]:
-    """The rows of a root connection that match ``query``, in ``sortKey`` order."""
+                  path: list[Any]) -> tuple[list[Row], Any, list[Any]]:
+    """The rows of a root connection that match ``query``, in ``sortKey`` order, how a row
+    sorts, and the rows' ``(sort value, id)`` keys."""
     resource, enum, allowed = CONNECTIONS[root]
     sort_key = args.get("sortKey") or "ID"
     if sort_key not in allowed:
@@ -83,10 +84,9 @@ def matching_rows(ctx: Context, root: str, args: dict[str, Any], node: FieldNode
     if search.warnings:
         ctx.warnings.append({"path": path, "query": args.get("query"), "warnings": search.warnings})
     value = _BY[sort_key]
-    rows = ctx.store.sorted_rows(resource, sort_key, value)
-    if search.predicate is not None:
-        rows = [r for r in rows if search.predicate(r)]
-    return rows, value
+    rows, keys = ctx.store.sorted_rows(resource, sort_key, value, args.get("query"),
+                                       search.predicate)
+    return rows, value, keys
 
 
 def record_of_gid(store: Store, text: Any) -> dict[str, Any] | None:
@@ -124,8 +124,8 @@ def resolve_query_field(ctx: Context, node: FieldNode) -> Any:
     if name == "__typename":
         return "QueryRoot"
     if name in CONNECTIONS:
-        rows, value = matching_rows(ctx, name, args, node, path)
-        chosen, page = page_rows(rows, value, ctx, node, path)
+        rows, value, keys = matching_rows(ctx, name, args, node, path)
+        chosen, page = page_rows(rows, keys, value, ctx, node, path)
         resource = CONNECTIONS[name][0]
         page.records = [store.record(resource, r) for r in chosen]
         return project_connection(ctx, page, node, path)

@@ -4,6 +4,7 @@ the cost buckets and the bulk operations."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -13,6 +14,8 @@ from sandbox.shops.shopify.data import BASE, Row, generate
 from sandbox.shops.shopify.settings import FakeShopifySettings
 from sandbox.shops.table import Shop, Table
 
+#: the sorted views ``sorted_rows`` keeps at once (each search's rows and keys)
+_SEARCHES_KEPT = 16
 RESOURCES = ("orders", "customers", "products", "variants", "collections", "checkouts",
              "discounts", "events")
 #: deleting one of these writes a ``destroy`` event (subject type)
@@ -67,18 +70,28 @@ class Store(Shop):
         self.stats: Counter[str] = Counter()
         self.bulk_faults: list[str] = []  # failures the next bulk operations meet (bulk.py)
         self.version = 0  # bumped by every change, so sorted views can be cached
-        self._sorted: dict[tuple[str, str], tuple[int, list[Row]]] = {}
+        self._sorted: dict[tuple[str, str, str | None], tuple[int, list[Row], list[Any]]] = {}
         self._customers: dict[int, tuple[int, dict[str, Any]]] = {}
         self._totals()
 
-    def sorted_rows(self, resource: str, sort_key: str, value: Any) -> list[Row]:
-        """The rows of ``resource`` ordered by ``(value(row), id)``, cached until a change."""
-        cached = self._sorted.get((resource, sort_key))
+    def sorted_rows(self, resource: str, sort_key: str, value: Any, search: str | None = None,
+                    keep: Callable[[Row], bool] | None = None) -> tuple[list[Row], list[Any]]:
+        """The rows of ``resource`` ordered by ``(value(row), id)``, cut to those ``keep``
+        lets through (``search``: the query it was parsed from), and their sort keys for
+        bisecting; cached until a change (the latest searches), so that the pages of one
+        window cost the same in a large shop as in a small one."""
+        wanted = (resource, sort_key, search if keep is not None else None)
+        cached = self._sorted.get(wanted)
         if cached is None or cached[0] != self.version:
-            rows = sorted(self.tables[resource].rows.values(), key=lambda r: (value(r), r.id))
-            cached = (self.version, rows)
-            self._sorted[(resource, sort_key)] = cached
-        return cached[1]
+            if keep is None:
+                rows = sorted(self.tables[resource].rows.values(), key=lambda r: (value(r), r.id))
+            else:
+                rows = [r for r in self.sorted_rows(resource, sort_key, value)[0] if keep(r)]
+            cached = (self.version, rows, [(value(r), r.id) for r in rows])
+            if len(self._sorted) >= _SEARCHES_KEPT:
+                del self._sorted[next(iter(self._sorted))]
+            self._sorted[wanted] = cached
+        return cached[1], cached[2]
 
     def _totals(self) -> None:
         counts: dict[int, tuple[int, int]] = {}

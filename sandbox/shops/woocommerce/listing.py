@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 
 from sandbox.shops.people import slugify
+from sandbox.shops.table import Span
 from sandbox.shops.woocommerce.data import Row
 from sandbox.shops.woocommerce.records import product_category
 from sandbox.shops.woocommerce.store import Store
@@ -51,10 +52,9 @@ def _date_bounds(store: Store, params: dict[str, Any], sliced: bool) -> list[Pre
     return checks
 
 
-def _gmt_modified_slice(store: Store, resource: str, params: dict[str, Any]) -> list[Row]:
-    """Cut the modified-sorted rows to the GMT modified window with bisect (the hot path of
-    incremental readers) instead of testing every row."""
-    keys = store.tables[resource].keys("modified")
+def _gmt_modified_cut(store: Store, keys: list[int], params: dict[str, Any]) -> tuple[int, int]:
+    """Where the GMT modified window starts and ends in rows sorted by modified (the hot
+    path of incremental readers), by bisect instead of testing every row."""
     low, high = 0, len(keys)
     if params.get("modified_after") is not None:
         value, zoned = params["modified_after"]
@@ -62,7 +62,23 @@ def _gmt_modified_slice(store: Store, resource: str, params: dict[str, Any]) -> 
     if params.get("modified_before") is not None:
         value, zoned = params["modified_before"]
         high = bisect_left(keys, store.local(value) if zoned else value)
-    return store.tables[resource].ordered("modified")[low:high]
+    return low, high
+
+
+def _status(resource: str, params: dict[str, Any]) -> Predicate | None:
+    """The resource's status filter: it depends on ``status`` alone, so the rows it keeps
+    are a view of the table (``Table.where``)."""
+    if resource == "orders":
+        statuses = set(params["status"])
+        if "any" in statuses:  # 'any' short-circuits the list, and never includes trash
+            return lambda r: r.status not in ("trash", "checkout-draft")
+        return lambda r: r.status in statuses
+    if resource in ("products", "variations"):
+        status = params["status"]
+        return (lambda r: r.status != "trash") if status == "any" else (lambda r: r.status == status)
+    if resource == "coupons":
+        return lambda r: r.status != "trash"
+    return None
 
 
 def _filters(store: Store, resource: str, params: dict[str, Any], sliced: bool) -> list[Predicate]:
@@ -74,17 +90,9 @@ def _filters(store: Store, resource: str, params: dict[str, Any], sliced: bool) 
         unwanted = set(params["exclude"])
         checks.append(lambda r: r.id not in unwanted)
     if resource == "orders":
-        statuses = set(params["status"])
-        if "any" in statuses:  # 'any' short-circuits the list, and never includes trash
-            checks.append(lambda r: r.status not in ("trash", "checkout-draft"))
-        else:
-            checks.append(lambda r: r.status in statuses)
         if params.get("customer") is not None:
             checks.append(lambda r: r.customer == params["customer"])
     elif resource in ("products", "variations"):
-        status = params["status"]
-        checks.append((lambda r: r.status != "trash") if status == "any"
-                      else (lambda r: r.status == status))
         if params.get("type"):
             checks.append(lambda r: r.kind == params["type"])
         if params.get("sku"):
@@ -96,7 +104,6 @@ def _filters(store: Store, resource: str, params: dict[str, Any], sliced: bool) 
                             if c.isdigit() and int(c) in store.tables["categories"].rows}
             checks.append(lambda r: product_category(r) in wanted_slugs)
     elif resource == "coupons":
-        checks.append(lambda r: r.status != "trash")
         if params.get("code"):
             checks.append(lambda r: r.name.lower() == params["code"].lower())
     elif resource == "customers":
@@ -130,6 +137,9 @@ def _every(checks: list[Predicate]) -> Predicate | None:
     return combined
 
 
+_SORTED = frozenset({"title", "name", "description", "term_group", "slug", "include", "price"})
+
+
 def _sort(rows: list[Row], orderby: str, params: dict[str, Any]) -> list[Row]:
     if orderby in ("title", "name", "description", "term_group"):
         return sorted(rows, key=lambda r: (r.name.casefold(), r.id))
@@ -138,30 +148,36 @@ def _sort(rows: list[Row], orderby: str, params: dict[str, Any]) -> list[Row]:
     if orderby == "include":
         position = {rid: i for i, rid in enumerate(params.get("include") or ())}
         return sorted(rows, key=lambda r: (position.get(r.id, len(position)), r.id))
-    if orderby == "price":
-        return sorted(rows, key=lambda r: (r.amount, r.id))
-    return rows
+    return sorted(rows, key=lambda r: (r.amount, r.id))  # price
 
 
 def select(store: Store, resource: str, params: dict[str, Any],
            scope: Predicate | None = None) -> tuple[list[Row], int]:
-    """The rows of the requested page and the total number of matching rows."""
+    """The rows of the requested page and the total number of matching rows. The status
+    filter and the GMT modified window come from views kept until the next change, so that
+    a page costs the same in a large shop as in a small one; other filters test each row."""
     table = store.tables[resource]
     orderby = params["orderby"]
     sliced = orderby == "modified" and bool(params.get("dates_are_gmt"))
-    if sliced:
-        rows = _gmt_modified_slice(store, resource, params)
+    by = "modified" if sliced else {"date": "created", "registered_date": "created",
+                                    "modified": "modified"}.get(orderby, "id")
+    status = _status(resource, params)
+    if status is None:
+        rows, keys = table.ordered(by), table.keys(by)
     else:
-        rows = table.ordered({"date": "created", "registered_date": "created",
-                              "modified": "modified"}.get(orderby, "id"))
+        rows, keys = table.where(by, f"status={params.get('status')!r}", status)
+    low, high = _gmt_modified_cut(store, keys, params) if sliced else (0, len(rows))
     check = _every(_filters(store, resource, params, sliced) + ([scope] if scope else []))
-    matched = [r for r in rows if check(r)] if check else list(rows)
-    matched = _sort(matched, orderby, params)
-    if params["order"] == "desc" and orderby != "include":  # FIELD(ID, …) ignores order
-        matched.reverse()
+    matched = Span(rows, low, high)
+    if check is not None:
+        matched = Span([r for r in rows[low:high] if check(r)])
+    if orderby in _SORTED:
+        matched = Span(_sort(matched.page(0, len(matched)), orderby, params))
     per_page = params["per_page"]
     start = params["offset"] if params.get("offset") is not None else (params["page"] - 1) * per_page
-    return matched[start:start + per_page], len(matched)
+    # FIELD(ID, …) ignores order
+    descending = params["order"] == "desc" and orderby != "include"
+    return matched.page(start, per_page, descending=descending), len(matched)
 
 
 def pagination_headers(request: Request, total: int, page: int, per_page: int) -> list[tuple[str, str]]:

@@ -1,16 +1,23 @@
-"""How much faster the bulk writer pushes than the official client's way, and at what memory.
+"""How much faster the bulk writer pushes than the official client's way, how close it comes
+to what the sandbox can take at all, and at what memory.
 
-Pushes N generated customers to a sandbox it starts, twice: with the ``BulkWriter``
-(batches of the resource's max, several in flight, adaptive), and as the baseline — what the
-official client does: batches of 50 through ``client.bulk_save``, one after another. Both use
-the project's retry policy and stream their input, so the difference is the pacing alone.
+Pushes N generated customers to a sandbox it starts: with the ``BulkWriter`` (batches of the
+resource's max, AIMD from ``--concurrency`` up to ``--max-concurrency`` in flight), and as
+the baseline — what the official client does: batches of 50 through ``client.bulk_save``,
+one after another. Both use the project's retry policy and stream their input, so the
+difference is the pacing alone. The raw ceiling is the sandbox's ingest rate with as little
+as possible in the way: the same items in the same batches, their bodies encoded before the
+clock starts, posted by plain httpx with a fixed number in flight (each of
+``--raw-in-flight``; the best counts) and no retries — so it is meant for runs without
+faults. The writer is printed as a share of it.
 
 Each run happens in a fresh child process against a fresh sandbox (same settings), so both
 do the same work and each has its own peak RSS. Python-heap peaks come from a second run of
 each under ``tracemalloc``, which slows Python about threefold and would distort the timing.
 
-    python bench/push.py [--items 100000] [--concurrency 8] [--fault-rate 0.3] [--latency 50]
-                         [--disconnect-rate 0.1]
+    python bench/push.py [--items 100000] [--concurrency 8] [--max-concurrency 64]
+                         [--fault-rate 0.3] [--latency 50] [--disconnect-rate 0.1]
+                         [--raw-in-flight 4,8,16,32]
 """
 
 from __future__ import annotations
@@ -29,13 +36,14 @@ from multiprocessing import get_context
 from typing import Any
 
 import httpx
+import orjson
 
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.errors import TransientError
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.marketing.samples import sample_item
-from connectors.marketing.writer import BulkWriter
+from connectors.marketing.writer import MAX_CONCURRENCY, BulkWriter
 from sandbox.marketing.settings import DEFAULT_KEY
 
 try:
@@ -79,10 +87,11 @@ def customers(n: int, prefix: str) -> Iterator[dict[str, Any]]:
 
 
 async def push_with_writer(
-    base_url: str, n: int, prefix: str, retry: RetryPolicy, concurrency: int
+    base_url: str, n: int, prefix: str, retry: RetryPolicy, concurrency: tuple[int, int]
 ) -> Run:
     async with MarketingClient(base_url, DEFAULT_KEY, retry=retry) as client:
-        writer = BulkWriter(client, RESOURCE, concurrency=concurrency)
+        writer = BulkWriter(client, RESOURCE, concurrency=concurrency[0],
+                            max_concurrency=concurrency[1])
         started = time.perf_counter()
         summary = await writer.write_all(customers(n, prefix))
         run = Run(time.perf_counter() - started, summary.accepted, summary.rejected,
@@ -123,8 +132,49 @@ async def push_like_the_official_client(
     return run
 
 
-def one_run(kind: str, base_url: str, n: int, retry: dict[str, float], concurrency: int,
-            trace: bool) -> dict[str, Any]:
+async def push_raw(base_url: str, n: int, prefix: str, in_flight: int) -> Run:
+    """The sandbox's ingest ceiling: the same batches, encoded before the clock starts, sent
+    by ``in_flight`` senders on as many kept-alive connections; no retries, no outcomes."""
+    bodies: list[tuple[int, bytes]] = []
+    batch: list[dict[str, Any]] = []
+    for item in customers(n, prefix):
+        batch.append(item)
+        if len(batch) == BATCH:
+            bodies.append((len(batch), orjson.dumps(batch)))
+            batch = []
+    if batch:
+        bodies.append((len(batch), orjson.dumps(batch)))
+    run = Run()
+    limits = httpx.Limits(max_connections=in_flight, max_keepalive_connections=in_flight)
+    headers = {"spm-api-key": DEFAULT_KEY, "content-type": "application/json"}
+    async with httpx.AsyncClient(base_url=base_url + "/", headers=headers, limits=limits,
+                                 timeout=30) as client:
+        queue = iter(bodies)
+
+        async def sender() -> None:
+            for size, body in queue:
+                run.requests += 1
+                try:
+                    answer = await client.post(RESOURCE, content=body)
+                except httpx.TransportError:
+                    run.failed += size
+                    continue
+                if answer.status_code == 200:
+                    run.accepted += size
+                else:
+                    run.throttled += answer.status_code == 429
+                    run.failed += size
+
+        started = time.perf_counter()
+        await asyncio.gather(*(sender() for _ in range(in_flight)))
+        run.seconds = time.perf_counter() - started
+    run.attempts = run.requests
+    run.limits = (in_flight,)
+    return run
+
+
+def one_run(kind: str, base_url: str, n: int, retry: dict[str, float],
+            concurrency: tuple[int, int], trace: bool) -> dict[str, Any]:
     """Runs in a fresh child process: one push, and what it cost."""
     policy = RetryPolicy(**retry)  # type: ignore[arg-type]
     logging.getLogger("shopsync.http").setLevel(logging.ERROR)  # one line per retry otherwise
@@ -132,6 +182,8 @@ def one_run(kind: str, base_url: str, n: int, retry: dict[str, float], concurren
         tracemalloc.start()
     if kind == "writer":
         run = asyncio.run(push_with_writer(base_url, n, "w", policy, concurrency))
+    elif kind.startswith("raw"):
+        run = asyncio.run(push_raw(base_url, n, "r", int(kind.removeprefix("raw"))))
     else:
         run = asyncio.run(push_like_the_official_client(base_url, n, "b", policy))
     if trace:
@@ -153,7 +205,7 @@ def stored_once_visible(root: str, timeout: float = 30.0) -> int:
 
 
 def measure(kind: str, sandbox_args: list[str], n: int, retry: dict[str, float],
-            concurrency: int, trace: bool) -> tuple[Run, int]:
+            concurrency: tuple[int, int], trace: bool) -> tuple[Run, int]:
     """One run in a child process against a sandbox of its own; also what the sandbox holds."""
     sandbox = start_sandbox_process(*sandbox_args)
     try:
@@ -171,7 +223,11 @@ def measure(kind: str, sandbox_args: list[str], n: int, retry: dict[str, float],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--concurrency", type=int, default=8, help="the writer's start")
+    parser.add_argument("--max-concurrency", type=int, default=MAX_CONCURRENCY,
+                        help="the writer's ceiling")
+    parser.add_argument("--raw-in-flight", default="4,8,16,32",
+                        help="in-flight counts the raw ceiling is measured at (the best counts)")
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--disconnect-rate", type=float, default=0.0,
                         help="share of connections the sandbox drops without an answer")
@@ -190,33 +246,42 @@ def main() -> None:
                     "--seed", str(args.seed)]
     retry = {"initial_backoff": args.backoff, "jitter": args.backoff,
              "max_backoff": max(20 * args.backoff, 0.01)}
+    concurrency = (args.concurrency, args.max_concurrency)
     results: dict[str, tuple[Run, int]] = {}
     for kind in ("writer", "baseline"):
-        run, stored = measure(kind, sandbox_args, args.items, retry, args.concurrency, False)
+        run, stored = measure(kind, sandbox_args, args.items, retry, concurrency, False)
         if not args.no_heap:
-            traced, _ = measure(kind, sandbox_args, args.items, retry, args.concurrency, True)
+            traced, _ = measure(kind, sandbox_args, args.items, retry, concurrency, True)
             run.heap_peak_mib = traced.heap_peak_mib
         results[kind] = (run, stored)
+    raws = {int(k): measure(f"raw{int(k)}", sandbox_args, args.items, retry, concurrency,
+                            False) for k in args.raw_in_flight.split(",")}
+    best = max(raws, key=lambda k: raws[k][0].rate)
+    results["raw"] = raws[best]
 
     print(f"push {args.items} customers: sandbox fault rate {args.fault_rate}, disconnect rate"
           f" {args.disconnect_rate}, latency"
           f" {args.latency:g} ms, Retry-After {args.retry_after} s; retry backoff from"
           f" {args.backoff:g} s (+ up to {args.backoff:g} s jitter); {os.cpu_count()} CPUs")
-    header = (f"  {'run':<38}{'items/s':>9}{'wall s':>8}{'accepted':>10}{'failed':>8}"
+    header = (f"  {'run':<40}{'items/s':>9}{'wall s':>8}{'accepted':>10}{'failed':>8}"
               f"{'stored':>8}{'HTTP req':>10}{'429s':>6}{'heap peak':>11}{'max RSS':>9}")
     print(header)
-    labels = {"writer": f"bulk writer ({args.concurrency} in flight, AIMD)",
-              "baseline": f"baseline ({BATCH} per batch, sequential)"}
+    labels = {"writer": f"bulk writer (AIMD {args.concurrency}..{args.max_concurrency})",
+              "baseline": f"baseline ({BATCH} per batch, sequential)",
+              "raw": f"raw ceiling (pre-encoded, {best} in flight)"}
     for kind, (run, stored) in results.items():
         heap = f"{run.heap_peak_mib:.1f} MiB" if run.heap_peak_mib is not None else "-"
-        print(f"  {labels[kind]:<38}{run.rate:>9.0f}{run.seconds:>8.2f}{run.accepted:>10}"
+        print(f"  {labels[kind]:<40}{run.rate:>9.0f}{run.seconds:>8.2f}{run.accepted:>10}"
               f"{run.failed:>8}{stored:>8}{run.attempts:>10}{run.throttled:>6}{heap:>11}"
               f"{run.max_rss_mib:>5.0f} MiB")
-    writer, baseline = results["writer"][0], results["baseline"][0]
+    writer, baseline, raw = (results[kind][0] for kind in ("writer", "baseline", "raw"))
     limits = writer.limits or (args.concurrency,)
-    print(f"  ratio: {writer.rate / baseline.rate:.2f}x the items/s of the baseline"
-          f" (writer concurrency: started {limits[0]}, lowest {min(limits)}, ended {limits[-1]},"
-          f" {len(limits) - 1} changes)")
+    print("  raw ceiling by in-flight count: "
+          + ", ".join(f"{k}: {run.rate:.0f}/s" for k, (run, _) in raws.items()))
+    print(f"  ratio: {writer.rate / baseline.rate:.2f}x the items/s of the baseline;"
+          f" {writer.rate / raw.rate:.0%} of the raw ceiling")
+    print(f"  writer concurrency: started {limits[0]}, lowest {min(limits)}, highest"
+          f" {max(limits)}, ended {limits[-1]}, {len(limits) - 1} changes")
 
 
 if __name__ == "__main__":

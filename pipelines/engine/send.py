@@ -27,13 +27,14 @@ async def send(
     *,
     concurrency: int,
     min_concurrency: int = 1,
+    max_concurrency: int | None = None,
     on_status: Callable[[str], None] | None = None,
 ) -> list[Outcome]:
     """Send the payload of each of ``pending`` (ledger key -> what to record of the item,
     its status aside) and return the outcomes to record. ``on_status`` hears each writer
     status as it comes (a report's counts)."""
     writer = BulkWriter(client, resource, concurrency=concurrency,
-                        min_concurrency=min_concurrency)
+                        min_concurrency=min_concurrency, max_concurrency=max_concurrency)
     outcomes: list[Outcome] = []
 
     def collect(outcome: ItemOutcome) -> None:

@@ -267,7 +267,8 @@ class StreamSync:
                    for m in to_send}
         report.add(resource, "pushed", len(to_send))
         return await send(self.client, resource, pending, concurrency=tuning.concurrency,
-                          min_concurrency=min(tuning.min_concurrency, tuning.concurrency),
+                          min_concurrency=tuning.min_concurrency,
+                          max_concurrency=tuning.max_concurrency,
                           on_status=lambda status: report.add(resource, status))
 
     async def _delete_unseen(self, stream: str, seen: set[str], report: StreamReport,

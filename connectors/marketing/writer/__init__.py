@@ -3,15 +3,16 @@
     from connectors.marketing.writer import BulkWriter
 
     async with MarketingClient(base_url, key) as client:
-        writer = BulkWriter(client, "customers", concurrency=8)
+        writer = BulkWriter(client, "customers", concurrency=8)   # grows up to max_concurrency
         async for outcome in writer.write(items):      # or: await writer.write_all(items)
             ledger.record(outcome.key, outcome.status, outcome.errors)
 
-``bulk.py`` cuts and sends batches, ``pacing.py`` decides how many are in flight (AIMD),
+``bulk.py`` cuts and sends batches, ``pacing.py`` decides how many are in flight (AIMD, from ``concurrency`` up to
+``max_concurrency``),
 ``outcomes.py`` holds what comes back.
 """
 
-from connectors.marketing.writer.bulk import SPLIT_STATUSES, BulkWriter
+from connectors.marketing.writer.bulk import MAX_CONCURRENCY, SPLIT_STATUSES, BulkWriter
 from connectors.marketing.writer.outcomes import (
     STATUSES,
     ItemOutcome,
@@ -23,6 +24,7 @@ from connectors.marketing.writer.outcomes import (
 from connectors.marketing.writer.pacing import AdaptiveLimiter, Aimd, BatchSignal
 
 __all__ = [
+    "MAX_CONCURRENCY",
     "SPLIT_STATUSES",
     "STATUSES",
     "AdaptiveLimiter",

@@ -5,7 +5,7 @@ requests in flight, and one outcome per item.
                 (one being filled)              (AIMD; retries: the transport's)
 
 Memory stays bounded whatever the input size: a batch holds its limiter slot until the
-consumer has taken all its outcomes, so at most ``concurrency`` batches are in flight or
+consumer has taken all its outcomes, so at most ``max_concurrency`` batches are in flight or
 waiting to be consumed, plus the one being filled. A slow consumer therefore slows the
 reading of the input (back-pressure) instead of piling up results.
 """
@@ -33,6 +33,9 @@ log = logging.getLogger("shopsync.writer")
 #: an already mapped target item, as the API takes it (the writer never changes it)
 Item = dict[str, Any]
 Mode = Literal["save", "update"]
+#: the most requests in flight when the caller names no ceiling: a safety bound (AIMD finds
+#: the pace below it), as high as the configuration allows
+MAX_CONCURRENCY = 64
 #: whole-request refusals that may come from one item's content (malformed, too large):
 #: halving the batch isolates the culprit. Any other 4xx is about the request itself.
 SPLIT_STATUSES = frozenset({400, 413, 422})
@@ -63,8 +66,11 @@ class BulkWriter:
     Args:
         client: an open :class:`MarketingClient`; its transport does the retries.
         resource: a name from ``resources.SYNC_RESOURCES`` (``"customers"``…).
-        concurrency: the most requests in flight; AIMD starts here and never goes above.
+        concurrency: the requests in flight at the start; AIMD moves from here.
         min_concurrency: AIMD never goes below.
+        max_concurrency: AIMD never goes above: a safety bound, not a guess of the API's
+            pace (default ``MAX_CONCURRENCY``, or ``concurrency`` when higher). The client's
+            connection pool bounds what is really sent at once, whatever this says.
         adaptive: False keeps ``concurrency`` fixed.
         parent_id: for nested resources, the parent the items are written under (else the
             cross-parent ``…/bulk`` route is used and items carry their parent's id).
@@ -85,10 +91,12 @@ class BulkWriter:
         *,
         concurrency: int = 8,
         min_concurrency: int = 1,
+        max_concurrency: int | None = None,
         adaptive: bool = True,
         parent_id: str | int | None = None,
         mode: Mode = "save",
         batch_size: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if resource not in SYNC_RESOURCES:
             known = ", ".join(SYNC_RESOURCES)
@@ -96,9 +104,12 @@ class BulkWriter:
         self.resource = SYNC_RESOURCES[resource]
         if mode not in ("save", "update"):
             raise ValueError(f"mode must be 'save' or 'update', got {mode!r}")
-        if not 1 <= min_concurrency <= concurrency:
+        if max_concurrency is None:
+            max_concurrency = max(MAX_CONCURRENCY, concurrency)
+        if not 1 <= min_concurrency <= concurrency <= max_concurrency:
             raise ValueError(
-                f"need 1 <= min_concurrency <= concurrency, got {min_concurrency} and {concurrency}"
+                "need 1 <= min_concurrency <= concurrency <= max_concurrency, got"
+                f" {min_concurrency}, {concurrency} and {max_concurrency}"
             )
         if mode == "update" and self.resource.parent_field is not None and parent_id is None:
             raise ValueError(
@@ -113,15 +124,19 @@ class BulkWriter:
         self.client = client
         self.concurrency = concurrency
         self.min_concurrency = min_concurrency
+        self.max_concurrency = max_concurrency
         self.adaptive = adaptive
         self.parent_id = parent_id
         self.mode = mode
+        #: what batch latencies and the AIMD's cuts are timed with (tests pass their own)
+        self.clock = clock
         self._send = client.bulk_save if mode == "save" else client.bulk_update
         self._reset()
 
     def _reset(self) -> None:
         self.limiter = AdaptiveLimiter(self.concurrency)
-        self.aimd = Aimd(self.limiter, minimum=self.min_concurrency, maximum=self.concurrency)
+        self.aimd = Aimd(self.limiter, minimum=self.min_concurrency,
+                         maximum=self.max_concurrency, clock=self.clock)
         self.batches = self.requests = self.splits = 0
         self._in_flight = self.peak_in_flight = 0
 
@@ -220,21 +235,23 @@ class BulkWriter:
         whole; raises what must stop the run."""
         stats = self.client.stats
         before = (stats.throttled, stats.server_errors + stats.network_errors)
-        started = time.monotonic()
+        started = self.clock()
         self.requests += 1
         self._in_flight += 1
         self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         refused: list[str] | None = None
-        failed = False
+        # until an answer says otherwise: a batch that ends the run tells nothing of the pace
+        failed = True
         try:
             result = await self._send(self.resource.name, batch, parent_id=self.parent_id)
+            failed = False
         except TransientError as exc:
-            failed = True
             return [self._outcome(i, "failed", (str(exc),), number, splits) for i in batch]
         except RequestRejected as exc:
             if exc.status_code not in SPLIT_STATUSES:
                 raise
             refused = [f"{exc.status_code}: {e}" for e in exc.errors]
+            failed = False
         except orjson.JSONEncodeError as exc:  # raised before sending: an item is not JSON
             refused = [f"the item cannot be sent as JSON: {exc}"]
         finally:
@@ -242,7 +259,7 @@ class BulkWriter:
             if self.adaptive:
                 self.aimd.observe(BatchSignal(
                     started=started,
-                    latency=time.monotonic() - started,
+                    latency=self.clock() - started,
                     throttled=stats.throttled > before[0],
                     troubled=stats.server_errors + stats.network_errors > before[1],
                     failed=failed,

@@ -2,9 +2,11 @@
 the AIMD rule that changes it.
 
 AIMD (additive increase, multiplicative decrease, as TCP does): halve the limit when the API
-pushes back (a 429, or answers far slower than it recently did), add one after a run of
+pushes back (a 429, or answers clearly slower than its recent floor), add one after a run of
 clean batches. It finds the pace the API can take without knowing it in advance, and gives
-way quickly when the API is busy with other clients.
+way quickly when the API is busy with other clients. Until the first push-back it grows as
+TCP's slow start does (one more per clean batch: double per round), so that a short run
+reaches the API's pace instead of spending itself on the climb.
 """
 
 from __future__ import annotations
@@ -96,7 +98,8 @@ class BatchSignal:
     ``started`` is on the controller's clock. ``throttled``: a 429 came while it ran.
     ``troubled``: other transient errors (5xx, network) came while it ran, so its latency
     includes retry waits and says nothing about the API's pace. ``failed``: it got no
-    answer at all, even after retries.
+    answer at all, even after retries, or one that stops the run (a bad key): no sign of
+    the pace either way.
     """
 
     started: float
@@ -109,14 +112,24 @@ class BatchSignal:
 class Aimd:
     """Additive-increase, multiplicative-decrease control of an :class:`AdaptiveLimiter`.
 
-    Decrease (halve, not below ``minimum``) on a throttled batch, or on a batch whose latency
-    is above ``slowdown`` times the recent baseline (an exponential moving average) and at
-    least ``slowdown_floor`` seconds above it, so that millisecond jitter on a fast API does
-    not count. Batches already in flight when the limit was cut saw the same congestion, so
-    only a batch started after the last cut can cut again: one cut per episode.
+    Decrease (halve, not below ``minimum``) on a throttled batch, or on a slow one: a batch
+    whose latency, and the recent latency (an exponential moving average, so one stray
+    answer does not count), are both above ``slowdown`` times the *floor* and at least
+    ``slowdown_floor`` seconds above it. The floor is the least latency of the clean
+    batches answered in the last ``floor_window`` seconds: the API's pace with no queue in
+    front of it. Comparing with the floor rather than with the average is what stops growth
+    from driving latency up without bound (an average follows a slow climb and never sees
+    it); letting the floor expire is what learns a lasting change of pace. ``slowdown`` is 2
+    because behind a queue latency grows with the batches in flight: halving from twice the
+    floor lands back at the floor, which renews it, where a higher factor would land above
+    it and the floor would creep up window after window. Batches already
+    in flight when the limit was cut saw the same congestion, so only a batch started after
+    the last cut can cut again: one cut per episode.
 
-    Increase by one, up to ``maximum``, after as many clean batches in a row as the current
-    limit (about one round of the in-flight batches).
+    Increase, up to ``maximum`` (a safety bound, the start value when not given): by one per
+    clean batch until the first decrease (slow start: double per round), then by one after
+    as many clean batches in a row as the current limit (about one round of the in-flight
+    batches).
 
     The signals are the transport's counters seen over each request's lifetime, so a 429
     answered to a neighbouring request counts too: with many requests in flight the writer
@@ -129,9 +142,10 @@ class Aimd:
         *,
         minimum: int = 1,
         maximum: int | None = None,
-        slowdown: float = 3.0,
+        slowdown: float = 2.0,
         slowdown_floor: float = 0.05,
         smoothing: float = 0.2,
+        floor_window: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.limiter = limiter
@@ -140,33 +154,36 @@ class Aimd:
         self.slowdown = slowdown
         self.slowdown_floor = slowdown_floor
         self.smoothing = smoothing
+        self.floor_window = floor_window
         self._clock = clock
         self._origin = clock()
         self._baseline: float | None = None
+        #: (when, latency) of recent clean batches, latencies rising: the first is the floor
+        self._lows: deque[tuple[float, float]] = deque()
+        self._ramping = True
         self._clean = 0
         self._last_cut = -math.inf
         self.history: list[LimitChange] = [LimitChange(0.0, limiter.limit, "start")]
 
     @property
     def baseline(self) -> float | None:
+        """The recent latency (moving average of the clean batches)."""
         return self._baseline
+
+    @property
+    def floor(self) -> float | None:
+        """The least latency of the clean batches of the last ``floor_window`` seconds."""
+        return self._lows[0][1] if self._lows else None
 
     def observe(self, signal: BatchSignal) -> None:
         slow = False
-        if not (signal.throttled or signal.troubled):
-            baseline = self._baseline
-            if baseline is not None:
-                slow = signal.latency > max(
-                    baseline * self.slowdown, baseline + self.slowdown_floor
-                )
-                # slow samples move the baseline too, so a lasting change of pace is learnt
-                self._baseline = baseline + self.smoothing * (signal.latency - baseline)
-            else:
-                self._baseline = signal.latency
+        if not (signal.throttled or signal.troubled or signal.failed):
+            slow = self._learn(signal.latency)
         if signal.throttled or slow:
             self._clean = 0
             if signal.started >= self._last_cut:
                 self._last_cut = self._clock()
+                self._ramping = False
                 self._set(max(self.minimum, self.limiter.limit // 2),
                           "throttled" if signal.throttled else "slow")
             return
@@ -175,9 +192,28 @@ class Aimd:
         # 5xx answers are no request to slow down (a 429 is), so a batch that got through
         # them still counts as clean
         self._clean += 1
-        if self._clean >= self.limiter.limit and self.limiter.limit < self.maximum:
+        if self.limiter.limit >= self.maximum:
+            self._clean = 0
+        elif self._ramping or self._clean >= self.limiter.limit:
             self._clean = 0
             self._set(self.limiter.limit + 1, "clean")
+
+    def _learn(self, latency: float) -> bool:
+        """Take in a clean answer's latency; True when it and the recent latency are both
+        clearly above the floor."""
+        now = self._clock()
+        lows = self._lows
+        while lows and lows[-1][1] >= latency:
+            lows.pop()
+        lows.append((now, latency))
+        while lows[0][0] < now - self.floor_window:
+            lows.popleft()
+        baseline = self._baseline
+        self._baseline = latency if baseline is None else (
+            baseline + self.smoothing * (latency - baseline))
+        floor = lows[0][1]
+        limit = max(floor * self.slowdown, floor + self.slowdown_floor)
+        return latency > limit and self._baseline > limit
 
     def _set(self, limit: int, reason: str) -> None:
         if limit == self.limiter.limit:

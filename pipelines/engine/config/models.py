@@ -119,8 +119,12 @@ class ResourceMapping(_Model):
 
 
 class Tuning(_Model):
+    #: bulk requests in flight at the start of a push; the writer finds the API's pace from
+    #: here (AIMD), between ``min_concurrency`` and ``max_concurrency``
     concurrency: int = Field(default=8, ge=1, le=64)
     min_concurrency: int = Field(default=1, ge=1)
+    #: a safety bound on requests in flight, not a guess of the pace
+    max_concurrency: int = Field(default=64, ge=1, le=64)
     page_size: int = Field(default=100, ge=1, le=100)
     #: items gathered before a push and a checkpoint: the most a crash makes re-read
     chunk_items: int = Field(default=2000, ge=1, le=100_000)
@@ -129,6 +133,17 @@ class Tuning(_Model):
     #: seconds a sync reads each chunk's accepted items back (beside the sync; the last chunk's
     #: read-backs add up to this to the run) to measure their visibility lag finely; 0: off
     probe_seconds: float = Field(default=0, ge=0, le=60)
+
+    @model_validator(mode="after")
+    def _concurrency_order(self) -> Tuning:
+        low, start, high = self.min_concurrency, self.concurrency, self.max_concurrency
+        if low > start:
+            raise ValueError(f"min_concurrency ({low}) is above concurrency ({start}): lower"
+                             f" min_concurrency to at most {start} or raise concurrency")
+        if start > high:
+            raise ValueError(f"concurrency ({start}) is above max_concurrency ({high}): raise"
+                             f" max_concurrency to at least {start} or lower concurrency")
+        return self
 
 
 class Source(_Model):

@@ -145,10 +145,14 @@ def run_request(config: Config, source: Source, at: datetime | None = None) -> d
 
 
 def due(crons: Mapping[str, str | None], sources: list[Source], at: datetime) -> list[Source]:
-    """The sources whose cron (``crons``: source name -> cron) fires at the minute ``at``."""
+    """The sources whose cron (``crons``: source name -> cron) fires at the minute ``at``:
+    each distinct cron is matched once (500 shops on their spread defaults share 15)."""
     from dagster._vendored.croniter import croniter
 
-    return [s for s in sources if (cron := crons[s.name]) and croniter.match(cron, at)]
+    fires: dict[str, bool] = {}
+    for cron in {c for c in crons.values() if c}:
+        fires[cron] = croniter.match(cron, at)
+    return [s for s in sources if (cron := crons[s.name]) and fires[cron]]
 
 
 def _every_minute(config: Config, name: str, sources: list[Source],

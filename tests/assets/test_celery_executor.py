@@ -30,6 +30,9 @@ from tests.assets.celery_support import (
 )
 
 PLATFORMS = ("woocommerce", "prestashop", "magento")
+#: what each shop syncs: a few steps per shop, three shops' steps ready at once for the two
+#: workers (every stream runs the same step code; the other resources add steps, not paths)
+RESOURCES = ("customers", "orders")
 BROKER_ENV = "SHOPSYNC_TEST_CELERY_BROKER"
 
 
@@ -54,7 +57,8 @@ def configuration(shops: dict[str, str], base_url: str, key_env: str, state_url:
         "state_url": state_url, "automation": False, "execution": execution,
         "sources": [{"name": source, "platform": source.removesuffix("_shop"),
                      "connection": demo_spec(source.removesuffix("_shop")).connection(url),
-                     "data_source": {"label": source}, "lookback_seconds": 0}
+                     "data_source": {"label": source}, "lookback_seconds": 0,
+                     "resources": list(RESOURCES)}
                     for source, url in shops.items()],
     }
 
@@ -95,7 +99,7 @@ def wall_seconds(instance: dg.DagsterInstance, run_id: str) -> float:
     return record.end_time - record.start_time
 
 
-@pytest.mark.timeout(900)  # above the bounds inside: two runs of 23 steps on a busy machine
+@pytest.mark.timeout(900)  # above the bounds inside: two runs of the job on a busy machine
 def test_the_job_of_every_source_on_celery_workers_leaves_what_it_leaves_in_process(
         sandbox, fresh_key, shops, tmp_path, monkeypatch):
     queue = f"shopsync-test-{uuid.uuid4().hex[:8]}"  # no other run's workers take its steps

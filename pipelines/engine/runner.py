@@ -37,6 +37,7 @@ from pipelines.engine.platforms import platform
 from pipelines.engine.quality.check import prepare
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
+from pipelines.engine.stages import StageTimer
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.stopped import Resume, SyncStopped
 from pipelines.engine.stream_report import StreamReport
@@ -111,6 +112,8 @@ class SourceRunner:
     #: once; and what is told when it begins to wait
     lease_wait: float = 0
     on_lease_wait: Callable[[str], None] | None = None
+    #: where its stream runs' time goes, by stage (``bench/sync.py``); None: not measured
+    stages: StageTimer | None = None
     #: the streams its connector reads whole each run (no cursor), once a run has opened it
     read_whole: set[str] = field(default_factory=set, init=False, repr=False)
 
@@ -195,6 +198,7 @@ class SourceRunner:
                         progress=progress,
                         only_keys=only_keys,
                         clock=self.clock,
+                        stages=self.stages,
                     )
                     reports.append(await sync.run(stream, window=window, dry_run=dry_run))
             except DestinationDown as exc:

@@ -35,9 +35,11 @@ from pipelines.engine.plan import ReadPlan, Window, plan_read
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally
 from pipelines.engine.quality import held as holds
+from pipelines.engine.quality.check import suite_planned
 from pipelines.engine.reasons import why
 from pipelines.engine.send import send
-from pipelines.engine.state import ItemStatus, Outcome, StateStore
+from pipelines.engine.stages import StageTimer, stage
+from pipelines.engine.state import ItemStatus, LedgerEntry, Outcome, StateStore
 from pipelines.engine.stream_report import SAMPLES_PER_RESOURCE, StreamReport
 
 
@@ -58,6 +60,7 @@ class StreamSync:
         progress: Callable[[StreamReport], None] | None = None,
         only_keys: dict[str, set[str]] | None = None,
         clock: Clock = wall_clock,
+        stages: StageTimer | None = None,
     ) -> None:
         self.source = source
         self.connector = connector
@@ -70,6 +73,8 @@ class StreamSync:
         #: resource -> the only item keys to push (replaying rejected items)
         self.only_keys = only_keys
         self.clock = clock
+        #: where the run's time goes, by stage (None: not measured)
+        self.stages = stages
         self.overrides = Overrides(source.mapping)
         self._probe: VisibilityProbe | None = None
         self.context = MappingContext(
@@ -125,16 +130,22 @@ class StreamSync:
         chunk: list[MappedItem] = []
         last: Position | None = None
         seen: set[str] | None = set() if plan.finds_deletions else None
-        async for page in self.connector.read(stream, after=plan.after, until=plan.until):
-            for record in page:
-                position = self.connector.position(stream, record)
-                if seen is not None:
-                    seen.add(position.record_id)
-                if not plan.keeps(position.changed_at):
-                    continue
-                report.records += 1
-                last = position
-                chunk += [m for m in self._map(stream, record, position) if self._pushed(m)]
+        pages = aiter(self.connector.read(stream, after=plan.after, until=plan.until))
+        while True:
+            with stage(self.stages, "read"):
+                page = await anext(pages, None)
+            if page is None:
+                break
+            with stage(self.stages, "map"):
+                for record in page:
+                    position = self.connector.position(stream, record)
+                    if seen is not None:
+                        seen.add(position.record_id)
+                    if not plan.keeps(position.changed_at):
+                        continue
+                    report.records += 1
+                    last = position
+                    chunk += [m for m in self._map(stream, record, position) if self._pushed(m)]
             if len(chunk) >= self.chunk_items:
                 await self._flush(stream, chunk, plan, last, report, dry_run)
                 chunk = []
@@ -197,15 +208,17 @@ class StreamSync:
                                                  force=plan.resends_everything)
             if not dry_run:
                 is_last = index == len(resources) - 1
-                self.state.record(
-                    self.source.name, resource, outcomes,
-                    cursor=(stream, cursor) if is_last and cursor is not None else None,
-                )
+                with stage(self.stages, "ledger"):
+                    self.state.record(
+                        self.source.name, resource, outcomes,
+                        cursor=(stream, cursor) if is_last and cursor is not None else None,
+                    )
                 if self._probe is not None:
                     self._probe.watch(resource, [o.key for o in outcomes
                                                  if o.status is ItemStatus.ACCEPTED])
         if not resources and cursor is not None and not dry_run:
-            self.state.set_cursor(self.source.name, stream, cursor)
+            with stage(self.stages, "ledger"):
+                self.state.set_cursor(self.source.name, stream, cursor)
         if self.progress is not None:
             self.progress(report)
 
@@ -220,31 +233,34 @@ class StreamSync:
         report.add(resource, "extracted", len(latest))
         #: items that cannot even be hashed, with the reason (held back below)
         unwritable: dict[str, str] = {}
-        hashes = {key: hash_of(m, unwritable) for key, m in latest.items()}
-        known = self.state.ledger(self.source.name, resource, list(latest))
+        with stage(self.stages, "diff"):
+            hashes = {key: hash_of(m, unwritable) for key, m in latest.items()}
+        with stage(self.stages, "ledger"):
+            known = {} if force else self.state.ledger(self.source.name, resource, list(latest))
+        with stage(self.stages, "diff"):
+            changed = self._changed(resource, latest, hashes, known, report)
         outcomes: list[Outcome] = []
         to_send: list[MappedItem] = []
         #: why items are held back before the quality suite, for the run's quality report
         tally = HeldTally(resource)
-        for key, mapped in latest.items():
-            entry = None if force else known.get(key)
-            if entry is not None and entry.content_hash == hashes[key] and (
-                entry.status in SETTLED or entry.status in HELD
-            ):
-                report.add(resource, "unchanged" if entry.status in SETTLED
-                           else entry.status.value)
-                continue
-            held = problems(model, mapped, unwritable.get(key))
-            if held is not None:
-                report.add(resource, "quarantined")
-                tally.add(key, held)
-                outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
-                                        mapped.source_record_id, held.reasons,
-                                        ledger_safe(mapped.item), mapped.changed_at))
-                continue
-            to_send.append(mapped)
-        to_send = check_quality(resource, to_send, hashes, outcomes, report, tally,
-                                self._known_products)
+        with stage(self.stages, "validate"):
+            for mapped in changed:
+                key = mapped.key
+                held = problems(model, mapped, unwritable.get(key))
+                if held is not None:
+                    report.add(resource, "quarantined")
+                    tally.add(key, held)
+                    outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
+                                            mapped.source_record_id, held.reasons,
+                                            ledger_safe(mapped.item), mapped.changed_at))
+                    continue
+                to_send.append(mapped)
+        if to_send:
+            with stage(self.stages, "gx wait"):
+                await suite_planned(resource)
+        with stage(self.stages, "quality"):
+            to_send = check_quality(resource, to_send, hashes, outcomes, report, tally,
+                                    self._known_products)
         if (held_report := tally.report()) is not None:
             report.quality.setdefault(resource, []).append(held_report)
         if dry_run:
@@ -252,8 +268,26 @@ class StreamSync:
             samples = report.samples.setdefault(resource, [])
             samples.extend(m.item for m in to_send[: SAMPLES_PER_RESOURCE - len(samples)])
             return outcomes
-        outcomes.extend(await self._send(resource, to_send, hashes, report))
+        with stage(self.stages, "push"):
+            outcomes.extend(await self._send(resource, to_send, hashes, report))
         return outcomes
+
+    @staticmethod
+    def _changed(resource: str, latest: dict[str, MappedItem], hashes: dict[str, str],
+                 known: dict[str, LedgerEntry], report: StreamReport) -> list[MappedItem]:
+        """The items worth checking and sending: all but those the ledger holds with the
+        same content as settled (unchanged) or held back (until the source changes them)."""
+        changed = []
+        for key, mapped in latest.items():
+            entry = known.get(key)
+            if entry is not None and entry.content_hash == hashes[key] and (
+                entry.status in SETTLED or entry.status in HELD
+            ):
+                report.add(resource, "unchanged" if entry.status in SETTLED
+                           else entry.status.value)
+                continue
+            changed.append(mapped)
+        return changed
 
     async def _send(self, resource: str, to_send: list[MappedItem], hashes: dict[str, str],
                     report: StreamReport) -> list[Outcome]:
@@ -301,7 +335,9 @@ class StreamSync:
             items = [MappedItem(resource, e.key, e.payload, e.source_record_id or "")
                      for e in retry if e.payload]
             if items:
-                outcomes = await self._send(
-                    resource, items, {e.key: e.content_hash for e in retry}, report
-                )
-                self.state.record(self.source.name, resource, outcomes)
+                with stage(self.stages, "push"):
+                    outcomes = await self._send(
+                        resource, items, {e.key: e.content_hash for e in retry}, report
+                    )
+                with stage(self.stages, "ledger"):
+                    self.state.record(self.source.name, resource, outcomes)

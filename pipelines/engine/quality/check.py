@@ -22,6 +22,7 @@ Calls are meant to come from one thread at a time, as the engine makes them.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import math
 import threading
@@ -86,6 +87,8 @@ class _Compiled:
 
 _lock = threading.Lock()
 _compiled: dict[tuple[str, bool], _Compiled | None] = {}
+#: the thread ``prepare`` started last (None: none yet)
+_preparing: threading.Thread | None = None
 
 
 def _compile(resource: str, after_models: bool) -> _Compiled | None:
@@ -118,9 +121,20 @@ def prepare(resources: Iterable[str]) -> threading.Thread | None:
         for resource in todo:
             _compile(resource, True)
 
+    global _preparing
     thread = threading.Thread(target=plan_all, name="quality-prepare", daemon=True)
     thread.start()
+    _preparing = thread
     return thread
+
+
+async def suite_planned(resource: str, poll: float = 0.01) -> None:
+    """Return once the engine's suite of ``resource`` is planned, or no ``prepare`` thread
+    is left to plan it (``check_items`` then plans it itself). The event loop runs on while
+    it waits, unlike ``check_items``'s lock: what else the run has to do goes on beside the
+    import."""
+    while (resource, True) not in _compiled and _preparing is not None and _preparing.is_alive():
+        await asyncio.sleep(poll)
 
 
 def _build(resource: str, after_models: bool) -> _Compiled | None:

@@ -13,6 +13,7 @@ ledger already holds as accepted with the same content is not sent again.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable
 
@@ -35,12 +36,18 @@ from pipelines.engine.plan import ReadPlan, Window, plan_read
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally
 from pipelines.engine.quality import held as holds
-from pipelines.engine.quality.check import suite_planned
+from pipelines.engine.quality.check import suite_pending
+from pipelines.engine.read_ahead import ReadAhead, Reading
 from pipelines.engine.reasons import why
 from pipelines.engine.send import send
 from pipelines.engine.stages import StageTimer, stage
-from pipelines.engine.state import ItemStatus, LedgerEntry, Outcome, StateStore
+from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import SAMPLES_PER_RESOURCE, StreamReport
+
+#: chunks of records a run may read ahead of its sync while it waits for a quality suite
+READ_AHEAD_CHUNKS = 4
+#: seconds between two looks at a suite being planned, when nothing is left to read ahead
+SUITE_POLL = 0.01
 
 
 class StreamSync:
@@ -77,6 +84,9 @@ class StreamSync:
         self.stages = stages
         self.overrides = Overrides(source.mapping)
         self._probe: VisibilityProbe | None = None
+        #: the run's read-ahead and the stream being synced (``run``)
+        self._ahead: ReadAhead | None = None
+        self._stream = ""
         self.context = MappingContext(
             # sources read from a database or files have no shop address
             shop_url=source.connection.url or "",
@@ -97,17 +107,32 @@ class StreamSync:
         return plan_read(self.source, incremental=incremental, cursor=cursor,
                          clock=self.clock, window=window)
 
-    async def run(self, stream: str, *, window: Window | None = None, dry_run: bool = False) -> StreamReport:
+    def reading(self, stream: str, window: Window | None = None) -> Reading:
+        """The read of ``stream``: its plan, made now, and its pages, read from the first
+        ``Reading.read`` on."""
+        plan = self.plan(stream, window)
+        return Reading(stream, plan, lambda: self.connector.read(stream, after=plan.after,
+                                                                 until=plan.until))
+
+    async def run(self, stream: str, *, window: Window | None = None, dry_run: bool = False,
+                  ahead: ReadAhead | None = None) -> StreamReport:
+        """Sync ``stream``; ``ahead``: the run's read-ahead, which may have read it already
+        (None: one of its own, over this stream alone)."""
         report = StreamReport(self.source.name, stream, dry_run=dry_run)
         started = time.perf_counter()
-        plan = self.plan(stream, window)
+        if ahead is None:
+            ahead = ReadAhead([stream], lambda s: self.reading(s, window),
+                              READ_AHEAD_CHUNKS * self.chunk_items)
+        self._ahead, self._stream = ahead, stream
+        reading = ahead.reading(stream)
+        plan = reading.plan
         run_id = None
         if not dry_run:
             run_id = self.state.start_run(self.source.name, stream, plan.run_kind,
                                           window.start if window else None, plan.until)
             self._probe = self._new_probe()
         try:
-            await self._execute(stream, plan, report, dry_run)
+            await self._execute(reading, report, dry_run)
         except BaseException as exc:
             if self._probe is not None:
                 self._probe.cancel()
@@ -122,18 +147,17 @@ class StreamSync:
             self.state.finish_run(run_id, "succeeded", report.totals())
         return report
 
-    async def _execute(self, stream: str, plan: ReadPlan, report: StreamReport,
-                       dry_run: bool) -> None:
-        """Read what ``plan`` says, chunk by chunk, then what reading it all tells."""
+    async def _execute(self, reading: Reading, report: StreamReport, dry_run: bool) -> None:
+        """Read what the plan says, chunk by chunk, then what reading it all tells."""
+        stream, plan = reading.stream, reading.plan
         if not dry_run and not plan.resends_everything:
             await self._resend_unsettled(stream, report)
         chunk: list[MappedItem] = []
         last: Position | None = None
         seen: set[str] | None = set() if plan.finds_deletions else None
-        pages = aiter(self.connector.read(stream, after=plan.after, until=plan.until))
         while True:
             with stage(self.stages, "read"):
-                page = await anext(pages, None)
+                page = await reading.next()
             if page is None:
                 break
             with stage(self.stages, "map"):
@@ -236,7 +260,7 @@ class StreamSync:
         with stage(self.stages, "diff"):
             hashes = {key: hash_of(m, unwritable) for key, m in latest.items()}
         with stage(self.stages, "ledger"):
-            known = {} if force else self.state.ledger(self.source.name, resource, list(latest))
+            known = {} if force else self.state.states(self.source.name, resource, list(latest))
         with stage(self.stages, "diff"):
             changed = self._changed(resource, latest, hashes, known, report)
         outcomes: list[Outcome] = []
@@ -256,8 +280,7 @@ class StreamSync:
                     continue
                 to_send.append(mapped)
         if to_send:
-            with stage(self.stages, "gx wait"):
-                await suite_planned(resource)
+            await self._await_suite(resource)
         with stage(self.stages, "quality"):
             to_send = check_quality(resource, to_send, hashes, outcomes, report, tally,
                                     self._known_products)
@@ -272,19 +295,29 @@ class StreamSync:
             outcomes.extend(await self._send(resource, to_send, hashes, report))
         return outcomes
 
+    async def _await_suite(self, resource: str) -> None:
+        """Until the quality suite of ``resource`` is planned (the great-expectations
+        import, at a process's first run), read ahead rather than stall."""
+        while suite_pending(resource):
+            with stage(self.stages, "read"):
+                read = self._ahead is not None and await self._ahead.step(self._stream)
+            if not read:
+                with stage(self.stages, "gx wait"):
+                    await asyncio.sleep(SUITE_POLL)
+
     @staticmethod
     def _changed(resource: str, latest: dict[str, MappedItem], hashes: dict[str, str],
-                 known: dict[str, LedgerEntry], report: StreamReport) -> list[MappedItem]:
+                 known: dict[str, tuple[str, ItemStatus]], report: StreamReport
+                 ) -> list[MappedItem]:
         """The items worth checking and sending: all but those the ledger holds with the
         same content as settled (unchanged) or held back (until the source changes them)."""
         changed = []
         for key, mapped in latest.items():
-            entry = known.get(key)
-            if entry is not None and entry.content_hash == hashes[key] and (
-                entry.status in SETTLED or entry.status in HELD
+            content_hash, status = known.get(key, ("", None))
+            if status is not None and content_hash == hashes[key] and (
+                status in SETTLED or status in HELD
             ):
-                report.add(resource, "unchanged" if entry.status in SETTLED
-                           else entry.status.value)
+                report.add(resource, "unchanged" if status in SETTLED else status.value)
                 continue
             changed.append(mapped)
         return changed

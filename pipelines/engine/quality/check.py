@@ -22,7 +22,6 @@ Calls are meant to come from one thread at a time, as the engine makes them.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import math
 import threading
@@ -89,6 +88,8 @@ _lock = threading.Lock()
 _compiled: dict[tuple[str, bool], _Compiled | None] = {}
 #: the thread ``prepare`` started last (None: none yet)
 _preparing: threading.Thread | None = None
+#: (wall, CPU seconds) of each ``prepare`` thread that ended: the import, then the plans
+prepared: list[tuple[float, float]] = []
 
 
 def _compile(resource: str, after_models: bool) -> _Compiled | None:
@@ -118,8 +119,10 @@ def prepare(resources: Iterable[str]) -> threading.Thread | None:
         importlib.import_module(name)
 
     def plan_all() -> None:
+        wall, cpu = time.perf_counter(), time.thread_time()
         for resource in todo:
             _compile(resource, True)
+        prepared.append((time.perf_counter() - wall, time.thread_time() - cpu))
 
     global _preparing
     thread = threading.Thread(target=plan_all, name="quality-prepare", daemon=True)
@@ -128,13 +131,13 @@ def prepare(resources: Iterable[str]) -> threading.Thread | None:
     return thread
 
 
-async def suite_planned(resource: str, poll: float = 0.01) -> None:
-    """Return once the engine's suite of ``resource`` is planned, or no ``prepare`` thread
-    is left to plan it (``check_items`` then plans it itself). The event loop runs on while
-    it waits, unlike ``check_items``'s lock: what else the run has to do goes on beside the
-    import."""
-    while (resource, True) not in _compiled and _preparing is not None and _preparing.is_alive():
-        await asyncio.sleep(poll)
+def suite_pending(resource: str) -> bool:
+    """Whether the engine's suite of ``resource`` is still being planned by ``prepare``'s
+    thread: its first ``check_items`` would wait for it (on a lock, the event loop with
+    it). False once planned, or when no thread is left to plan it (``check_items`` then
+    plans it itself)."""
+    return ((resource, True) not in _compiled and _preparing is not None
+            and _preparing.is_alive())
 
 
 def _build(resource: str, after_models: bool) -> _Compiled | None:

@@ -142,7 +142,7 @@ def baseline(checkout: str, args: argparse.Namespace) -> dict[str, Any]:
     """The same measure with the engine of ``checkout``, in a process of its own."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         env = {**os.environ, "PYTHONPATH": checkout}
-        subprocess.run([sys.executable, __file__, "--source", args.source, "--orders",
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--source", args.source, "--orders",
                         str(args.orders), "--customers", str(args.customers), "--products",
                         str(args.products), "--json", out.name], env=env, check=True,
                        cwd=checkout)

@@ -6,9 +6,9 @@ rest flow on. ``summarize`` folds a run's reports — these, and those of the ro
 before the suite (``held.py``) — into what the Dagster asset check shows.
 
 Cost: GX takes 3 to 5 CPU-s to import (and ~250 MB). A sync starts that import in a thread
-(``prepare``) so that it overlaps the opening of connections and the first pages, instead of
-stalling the first chunk (1.5 s of a 13 s demo run from the Dagster UI); a sync that finds
-nothing to send pays it all the same. Each suite is planned once per process (``plan.py``): per batch GX then only resolves the
+(``prepare``) so that it overlaps the opening of connections and the reading: a stream whose
+suite is not planned yet reads ahead (``suite_pending``, ``engine/read_ahead.py``) instead of
+stalling on the first chunk; a sync that finds nothing to send pays it all the same. Each suite is planned once per process (``plan.py``): per batch GX then only resolves the
 metrics of the rules and judges them, about a quarter of what ``batch.validate`` costs. The
 cost is still per rule and batch more than per row, so: the engine checks only the items it
 would send (unchanged ones never reach the suite), skips the rules the item models already

@@ -15,6 +15,7 @@ read plan is fixed when it is opened (here, or when its sync starts).
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ class Reading:
     held: deque[list[RawRecord]] = field(default_factory=deque)
     #: its last page has been read (``held`` may still hold pages)
     ended: bool = False
+    #: seconds spent reading it while another stream waited: its own time, not theirs
+    early: float = 0.0
 
     async def read(self) -> list[RawRecord] | None:
         """The next page from the shop (None: there is no more)."""
@@ -61,6 +64,8 @@ class ReadAhead:
         self._open = open
         self._limit = limit
         self._readings: dict[str, Reading] = {}
+        #: seconds spent reading a stream while another one waited, in all
+        self.lent = 0.0
 
     def reading(self, stream: str) -> Reading:
         """The reading of ``stream``, opened now unless it was read ahead."""
@@ -80,7 +85,12 @@ class ReadAhead:
             reading = self.reading(stream)
             if reading.ended:
                 continue
+            started = time.perf_counter()
             page = await reading.read()
+            if stream != current:
+                spent = time.perf_counter() - started
+                reading.early += spent
+                self.lent += spent
             if page is not None:
                 reading.held.append(page)
             return True

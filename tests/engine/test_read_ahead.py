@@ -9,6 +9,8 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
+import pytest
+
 from connectors.sources.base import RawRecord
 from pipelines.engine.plan import ReadKind, ReadPlan
 from pipelines.engine.read_ahead import ReadAhead, Reading
@@ -46,6 +48,10 @@ def test_a_waiting_stream_reads_itself_then_the_next_streams_in_order() -> None:
         assert first is not None  # the stream's first page: then it waits for its suite
         while await ahead.step("statuses"):
             pass
+        # what was read for the next streams is their time, not the waiting one's
+        early = {s: ahead.reading(s).early for s in ("statuses", "customers", "orders")}
+        assert early["statuses"] == 0 and early["customers"] > 0 and early["orders"] > 0
+        assert ahead.lent == pytest.approx(sum(early.values()))
         return [r["id"] for s in ("statuses", "customers", "orders")
                 for page in ahead.reading(s).held for r in page]
 

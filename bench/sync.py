@@ -1,67 +1,177 @@
-"""A full sync of a large fake WooCommerce shop into the sandbox, then an unchanged rerun.
+"""A full sync of a large fake shop into the sandbox, then an unchanged rerun.
 
-Starts the sandbox and a fake shop with N orders (default 100 000) on free ports, runs the
-engine over every stream, and prints records/s, the time per stream, the peak memory of the
-syncing process, and the second run's time and write count (which should be zero).
+Starts the sandbox and a fake shop (``--source``: the WooCommerce API, the SQL database or
+the drop folder) with N orders (default 100 000) on free ports, runs the engine over every
+stream, and prints records/s, the time per stream, where the sync's time went by stage
+(read/parse, map, validate, the wait for great-expectations, quality, diff, ledger,
+encode/push: share of the sync's wall time and CPU seconds of the syncing thread), the CPU
+seconds of each process, the peak memory of the syncing process, and the second run's time
+and write count (which should be zero).
 
-    python bench/sync.py [--orders 100000] [--customers 2000] [--products 500]
+``--baseline DIR`` runs the same sync first with the engine of another checkout (its
+``PYTHONPATH``, e.g. ``/work/main``), in a process of its own, and prints the ratio of the
+two: figures of one run, taken at the same load.
+
+    python bench/sync.py [--source woocommerce|sql|files] [--orders 100000]
+        [--customers 2000] [--products 500] [--baseline DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from pipelines.demo import demo_config, demo_env, demo_servers
+from pipelines.demo import Server, demo_config, demo_env, demo_servers
+from pipelines.engine.quality import check
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
+
+SOURCES = ("woocommerce", "sql", "files")
+LABELS = {"read": "read/parse", "push": "encode/push"}
 
 
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--orders", type=int, default=100_000)
-    parser.add_argument("--customers", type=int, default=2_000)
-    parser.add_argument("--products", type=int, default=500)
-    args = parser.parse_args()
+def cpu_seconds(server: Server) -> float:
+    """User + system CPU seconds of a server process so far (Linux ``/proc``)."""
+    try:
+        fields = Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(source: str, orders: int, customers: int, products: int) -> dict[str, Any]:
+    """One full sync and its unchanged rerun, as the figures ``report`` prints."""
+    try:
+        from pipelines.engine.stages import StageTimer
+        timer: Any = StageTimer()
+    except ModuleNotFoundError:  # an engine from before the stage timer: totals only
+        timer = None
     with tempfile.TemporaryDirectory(prefix="shopsync-bench-") as tmp, demo_servers(
-        orders=args.orders, customers=args.customers, products=args.products,
-        visibility_delay=0.0,
+        orders=orders, customers=customers, products=products, visibility_delay=0.0,
+        platform_name=source,
     ) as (sandbox, shop):
-        config = demo_config(sandbox.url, shop.url, f"sqlite:///{Path(tmp) / 'state.db'}")
+        config = demo_config(sandbox.url, shop.url, f"sqlite:///{Path(tmp) / 'state.db'}",
+                             platform_name=source)
         state = StateStore(config.state_url or "")
-        runner = SourceRunner(config, config.sources[0], state, demo_env())
+        runner = SourceRunner(config, config.sources[0], state, demo_env(source))
+        if timer is not None:
+            runner.stages = timer
+        servers = {"sandbox": cpu_seconds(sandbox), "shop": cpu_seconds(shop)}
+        cpu, thread_cpu = process_cpu(), time.thread_time()
         started = time.perf_counter()
         first = asyncio.run(runner.run())
-        first_seconds = time.perf_counter() - started
-        rss_first = peak_rss_mib()
+        seconds = time.perf_counter() - started
+        cpu, thread_cpu = process_cpu() - cpu, time.thread_time() - thread_cpu
+        servers = {name: cpu_seconds(server) - servers[name]
+                   for name, server in (("sandbox", sandbox), ("shop", shop))}
+        rss = peak_rss_mib()
+        prepared = list(getattr(check, "prepared", []))
+        if timer is not None:
+            runner.stages = None
         started = time.perf_counter()
         second = asyncio.run(runner.run())
         second_seconds = time.perf_counter() - started
         state.close()
+    return {
+        "source": source, "orders": orders, "customers": customers, "products": products,
+        "streams": [(r.stream, r.records, r.seconds, r.total("pushed"), r.total("accepted"),
+                     r.total("quarantined")) for r in first],
+        "seconds": seconds, "cpu": cpu, "thread_cpu": thread_cpu, "servers": servers,
+        "rss": rss, "prepared": prepared[0] if prepared else None, "stages": timer.seconds() if timer is not None else None,
+        "rerun": (second_seconds, sum(r.records for r in second),
+                  sum(r.total("pushed") for r in second)),
+        "load": os.getloadavg(),
+    }
 
-    records = sum(r.records for r in first)
-    print(f"full sync of a fake WooCommerce shop: {args.orders} orders, {args.customers}"
-          f" customers, {args.products} products")
-    print(f"  {'stream':<12}{'records':>10}{'seconds':>10}{'records/s':>12}{'pushed':>10}"
+
+def report(run: dict[str, Any], name: str) -> None:
+    records = sum(s[1] for s in run["streams"])
+    seconds = run["seconds"]
+    print(f"{name}: full sync of a fake {run['source']} shop: {run['orders']} orders,"
+          f" {run['customers']} customers, {run['products']} products"
+          f" (load {run['load'][0]:.2f})")
+    print(f"  {'stream':<14}{'records':>10}{'seconds':>10}{'records/s':>12}{'pushed':>10}"
           f"{'accepted':>10}{'quarantined':>13}")
-    for report in first:
-        print(f"  {report.stream:<12}{report.records:>10}{report.seconds:>10.1f}"
-              f"{report.records_per_second:>12.0f}{report.total('pushed'):>10}"
-              f"{report.total('accepted'):>10}{report.total('quarantined'):>13}")
-    print(f"  total: {records} records in {first_seconds:.1f}s = {records / first_seconds:.0f}"
-          f" records/s; peak RSS of the syncing process {rss_first:.0f} MiB")
-    pushed_again = sum(r.total("pushed") for r in second)
-    read_again = sum(r.records for r in second)
-    print(f"  unchanged rerun: {second_seconds:.1f}s, {read_again} records read,"
-          f" {pushed_again} items written")
+    for stream, n, secs, pushed, accepted, quarantined in run["streams"]:
+        print(f"  {stream:<14}{n:>10}{secs:>10.1f}{n / secs if secs else 0:>12.0f}{pushed:>10}"
+              f"{accepted:>10}{quarantined:>13}")
+    print(f"  total: {records} records in {seconds:.1f}s = {records / seconds:.0f} records/s;"
+          f" peak RSS of the syncing process {run['rss']:.0f} MiB")
+    servers = ", ".join(f"{k} {v:.1f}" for k, v in run["servers"].items())
+    print(f"  CPU seconds: syncing process {run['cpu']:.1f} (its syncing thread"
+          f" {run['thread_cpu']:.1f}, other threads {run['cpu'] - run['thread_cpu']:.1f}),"
+          f" {servers}")
+    if run.get("prepared"):
+        wall, cpu = run["prepared"]
+        print(f"  great-expectations import and plans, in their thread: {wall:.1f}s wall,"
+              f" {cpu:.1f} CPU s")
+    if run["stages"] is not None:
+        print(f"  {'stage':<14}{'wall s':>9}{'share':>8}{'CPU s':>9}"
+              "   (CPU: the syncing thread's; reads in worker threads count as other threads)")
+        staged = 0.0
+        for stage, (wall, cpu) in run["stages"].items():
+            staged += wall
+            print(f"  {LABELS.get(stage, stage):<14}{wall:>9.1f}{wall / seconds:>8.1%}{cpu:>9.1f}")
+        other = seconds - staged
+        print(f"  {'other':<14}{other:>9.1f}{other / seconds:>8.1%}"
+              f"{'':>9}  (stream setup, deletions, probe)")
+    rerun, read, pushed = run["rerun"]
+    print(f"  unchanged rerun: {rerun:.1f}s ({rerun / seconds:.1%} of the full sync),"
+          f" {read} records read, {pushed} items written")
+
+
+def baseline(checkout: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The same measure with the engine of ``checkout``, in a process of its own."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        env = {**os.environ, "PYTHONPATH": checkout}
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--source", args.source, "--orders",
+                        str(args.orders), "--customers", str(args.customers), "--products",
+                        str(args.products), "--json", out.name], env=env, check=True,
+                       cwd=checkout)
+        result: dict[str, Any] = json.loads(Path(out.name).read_text())
+        return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", choices=SOURCES, default="woocommerce")
+    parser.add_argument("--orders", type=int, default=100_000)
+    parser.add_argument("--customers", type=int, default=2_000)
+    parser.add_argument("--products", type=int, default=500)
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="a checkout whose engine runs the same sync first, to compare")
+    parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # for --baseline
+    args = parser.parse_args()
+    before = baseline(args.baseline, args) if args.baseline else None
+    run = measure(args.source, args.orders, args.customers, args.products)
+    if args.json:
+        Path(args.json).write_text(json.dumps(run))
+        return
+    if before is not None:
+        report(before, f"baseline ({args.baseline})")
+    report(run, "this checkout")
+    if before is not None:
+        print(f"  ratio to the baseline: {before['seconds'] / run['seconds']:.2f}x faster,"
+              f" syncing thread CPU {run['thread_cpu'] / before['thread_cpu']:.2f}x,"
+              f" first stream {run['streams'][0][2]:.1f}s vs {before['streams'][0][2]:.1f}s")
 
 
 if __name__ == "__main__":

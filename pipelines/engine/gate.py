@@ -128,8 +128,8 @@ class KnownProducts:
         if not wanted:
             return None
         if missing := wanted - self._looked_up:
-            found = self.state.ledger(self.source, "products", sorted(missing))
-            self._known.update(key.split("|", 1)[0] for key, entry in found.items()
-                               if entry.status in SETTLED)
+            found = self.state.states(self.source, "products", sorted(missing))
+            self._known.update(key.split("|", 1)[0] for key, (_, status) in found.items()
+                               if status in SETTLED)
             self._looked_up |= missing
         return {"products": self._known}

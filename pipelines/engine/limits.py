@@ -37,6 +37,8 @@ def item_problems(item: Mapping[str, Any]) -> list[str]:
 def item_bounds(item: Mapping[str, Any]) -> dict[str, str]:
     """``item_problems`` by the bound broken (``text length``: its reason), so that a
     report can count items per bound."""
+    if within_bounds(item):
+        return {}
     found: dict[str, str] = {}
     stack: list[tuple[str, Any, int]] = [(str(k), v, 1) for k, v in item.items()]
     seen = 0
@@ -68,6 +70,39 @@ def item_bounds(item: Mapping[str, Any]) -> dict[str, str]:
             children = value.items() if isinstance(value, Mapping) else enumerate(value)
             stack.extend((f"{path}.{k}", v, depth + 1) for k, v in children)
     return found
+
+
+def within_bounds(item: Mapping[str, Any]) -> bool:
+    """True when ``item_bounds`` finds nothing: its walk without the paths it names (the
+    cost of a check on every item). Whatever is not a plain JSON value (a tuple, a
+    Mapping that is not a dict, an int subclass) answers False, for ``item_bounds`` to
+    judge."""
+    stack: list[tuple[Any, int]] = [(v, 1) for v in item.values()]
+    seen = 0
+    while stack:
+        value, depth = stack.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            return False
+        kind = type(value)
+        if kind is str:
+            if len(value) > MAX_TEXT:
+                return False
+        elif value is None or kind is bool:
+            continue
+        elif kind is int:
+            if not MIN_INT <= value <= MAX_INT:
+                return False
+        elif kind is float:
+            if not math.isfinite(value):
+                return False
+        elif kind is dict or kind is list:
+            if depth >= MAX_DEPTH:
+                return False
+            stack.extend((v, depth + 1) for v in (value.values() if kind is dict else value))
+        else:
+            return False
+    return True
 
 
 def _digits(value: int) -> str:

@@ -35,12 +35,14 @@ from pipelines.engine.mappings import mapping_for
 from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms import platform
 from pipelines.engine.quality.check import prepare
+from pipelines.engine.read_ahead import ReadAhead
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
+from pipelines.engine.stages import StageTimer
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.stopped import Resume, SyncStopped
 from pipelines.engine.stream_report import StreamReport
-from pipelines.engine.sync import StreamSync
+from pipelines.engine.sync import READ_AHEAD_CHUNKS, StreamSync
 
 Env = Mapping[str, str]
 
@@ -111,6 +113,8 @@ class SourceRunner:
     #: once; and what is told when it begins to wait
     lease_wait: float = 0
     on_lease_wait: Callable[[str], None] | None = None
+    #: where its stream runs' time goes, by stage (``bench/sync.py``); None: not measured
+    stages: StageTimer | None = None
     #: the streams its connector reads whole each run (no cursor), once a run has opened it
     read_whole: set[str] = field(default_factory=set, init=False, repr=False)
 
@@ -182,21 +186,27 @@ class SourceRunner:
                 id_data_source = await resolve_data_source(
                     client, self.source.data_source, create=not dry_run
                 )
-                for stream, resources in plan.items():
-                    sync = StreamSync(
-                        source=self.source,
-                        connector=connector,
-                        mapping=mapping,
-                        state=self.state,
-                        client=None if dry_run else client,
-                        id_data_source=id_data_source,
-                        resources=resources,
-                        chunk_items=self.source.tuning.chunk_items,
-                        progress=progress,
-                        only_keys=only_keys,
-                        clock=self.clock,
-                    )
-                    reports.append(await sync.run(stream, window=window, dry_run=dry_run))
+                syncs = {stream: StreamSync(
+                    source=self.source,
+                    connector=connector,
+                    mapping=mapping,
+                    state=self.state,
+                    client=None if dry_run else client,
+                    id_data_source=id_data_source,
+                    resources=resources,
+                    chunk_items=self.source.tuning.chunk_items,
+                    progress=progress,
+                    only_keys=only_keys,
+                    clock=self.clock,
+                    stages=self.stages,
+                ) for stream, resources in plan.items()}
+                # what a stream waiting for its quality suite reads ahead: itself, the next
+                ahead = ReadAhead(list(syncs), lambda s: syncs[s].reading(s, window),
+                                  READ_AHEAD_CHUNKS * self.source.tuning.chunk_items)
+                stack.push_async_callback(ahead.aclose)
+                for stream, sync in syncs.items():
+                    reports.append(await sync.run(stream, window=window, dry_run=dry_run,
+                                                  ahead=ahead))
             except DestinationDown as exc:
                 resume = self.resume_points(plan) if window is None else None
                 raise SyncStopped.destination_down(exc, self.source.name, stream,

@@ -13,6 +13,7 @@ ledger already holds as accepted with the same content is not sent again.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable
 
@@ -35,10 +36,18 @@ from pipelines.engine.plan import ReadPlan, Window, plan_read
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally
 from pipelines.engine.quality import held as holds
+from pipelines.engine.quality.check import suite_pending
+from pipelines.engine.read_ahead import ReadAhead, Reading
 from pipelines.engine.reasons import why
 from pipelines.engine.send import send
+from pipelines.engine.stages import StageTimer, stage
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import SAMPLES_PER_RESOURCE, StreamReport
+
+#: chunks of records a run may read ahead of its sync while it waits for a quality suite
+READ_AHEAD_CHUNKS = 4
+#: seconds between two looks at a suite being planned, when nothing is left to read ahead
+SUITE_POLL = 0.01
 
 
 class StreamSync:
@@ -58,6 +67,7 @@ class StreamSync:
         progress: Callable[[StreamReport], None] | None = None,
         only_keys: dict[str, set[str]] | None = None,
         clock: Clock = wall_clock,
+        stages: StageTimer | None = None,
     ) -> None:
         self.source = source
         self.connector = connector
@@ -70,8 +80,13 @@ class StreamSync:
         #: resource -> the only item keys to push (replaying rejected items)
         self.only_keys = only_keys
         self.clock = clock
+        #: where the run's time goes, by stage (None: not measured)
+        self.stages = stages
         self.overrides = Overrides(source.mapping)
         self._probe: VisibilityProbe | None = None
+        #: the run's read-ahead and the stream being synced (``run``)
+        self._ahead: ReadAhead | None = None
+        self._stream = ""
         self.context = MappingContext(
             # sources read from a database or files have no shop address
             shop_url=source.connection.url or "",
@@ -92,49 +107,74 @@ class StreamSync:
         return plan_read(self.source, incremental=incremental, cursor=cursor,
                          clock=self.clock, window=window)
 
-    async def run(self, stream: str, *, window: Window | None = None, dry_run: bool = False) -> StreamReport:
+    def reading(self, stream: str, window: Window | None = None) -> Reading:
+        """The read of ``stream``: its plan, made now, and its pages, read from the first
+        ``Reading.read`` on."""
+        plan = self.plan(stream, window)
+        return Reading(stream, plan, lambda: self.connector.read(stream, after=plan.after,
+                                                                 until=plan.until))
+
+    async def run(self, stream: str, *, window: Window | None = None, dry_run: bool = False,
+                  ahead: ReadAhead | None = None) -> StreamReport:
+        """Sync ``stream``; ``ahead``: the run's read-ahead, which may have read it already
+        (None: one of its own, over this stream alone)."""
         report = StreamReport(self.source.name, stream, dry_run=dry_run)
         started = time.perf_counter()
-        plan = self.plan(stream, window)
+        if ahead is None:
+            ahead = ReadAhead([stream], lambda s: self.reading(s, window),
+                              READ_AHEAD_CHUNKS * self.chunk_items)
+        self._ahead, self._stream = ahead, stream
+        reading = ahead.reading(stream)
+        plan = reading.plan
+        lent = ahead.lent
+
+        def seconds() -> float:
+            """Its time: what it read of the next streams while it waited is theirs."""
+            return time.perf_counter() - started - (ahead.lent - lent) + reading.early
         run_id = None
         if not dry_run:
             run_id = self.state.start_run(self.source.name, stream, plan.run_kind,
                                           window.start if window else None, plan.until)
             self._probe = self._new_probe()
         try:
-            await self._execute(stream, plan, report, dry_run)
+            await self._execute(reading, report, dry_run)
         except BaseException as exc:
             if self._probe is not None:
                 self._probe.cancel()
-            report.seconds = time.perf_counter() - started
+            report.seconds = seconds()
             if run_id is not None:  # not an Exception: cancelled, Ctrl-C — interrupted
                 self.state.finish_run(run_id, "failed" if isinstance(exc, Exception)
                                       else "interrupted", report.totals(),
                                       error=str(exc) or type(exc).__name__)
             raise
-        report.seconds = time.perf_counter() - started
+        report.seconds = seconds()
         if run_id is not None:
             self.state.finish_run(run_id, "succeeded", report.totals())
         return report
 
-    async def _execute(self, stream: str, plan: ReadPlan, report: StreamReport,
-                       dry_run: bool) -> None:
-        """Read what ``plan`` says, chunk by chunk, then what reading it all tells."""
+    async def _execute(self, reading: Reading, report: StreamReport, dry_run: bool) -> None:
+        """Read what the plan says, chunk by chunk, then what reading it all tells."""
+        stream, plan = reading.stream, reading.plan
         if not dry_run and not plan.resends_everything:
             await self._resend_unsettled(stream, report)
         chunk: list[MappedItem] = []
         last: Position | None = None
         seen: set[str] | None = set() if plan.finds_deletions else None
-        async for page in self.connector.read(stream, after=plan.after, until=plan.until):
-            for record in page:
-                position = self.connector.position(stream, record)
-                if seen is not None:
-                    seen.add(position.record_id)
-                if not plan.keeps(position.changed_at):
-                    continue
-                report.records += 1
-                last = position
-                chunk += [m for m in self._map(stream, record, position) if self._pushed(m)]
+        while True:
+            with stage(self.stages, "read"):
+                page = await reading.next()
+            if page is None:
+                break
+            with stage(self.stages, "map"):
+                for record in page:
+                    position = self.connector.position(stream, record)
+                    if seen is not None:
+                        seen.add(position.record_id)
+                    if not plan.keeps(position.changed_at):
+                        continue
+                    report.records += 1
+                    last = position
+                    chunk += [m for m in self._map(stream, record, position) if self._pushed(m)]
             if len(chunk) >= self.chunk_items:
                 await self._flush(stream, chunk, plan, last, report, dry_run)
                 chunk = []
@@ -197,15 +237,17 @@ class StreamSync:
                                                  force=plan.resends_everything)
             if not dry_run:
                 is_last = index == len(resources) - 1
-                self.state.record(
-                    self.source.name, resource, outcomes,
-                    cursor=(stream, cursor) if is_last and cursor is not None else None,
-                )
+                with stage(self.stages, "ledger"):
+                    self.state.record(
+                        self.source.name, resource, outcomes,
+                        cursor=(stream, cursor) if is_last and cursor is not None else None,
+                    )
                 if self._probe is not None:
                     self._probe.watch(resource, [o.key for o in outcomes
                                                  if o.status is ItemStatus.ACCEPTED])
         if not resources and cursor is not None and not dry_run:
-            self.state.set_cursor(self.source.name, stream, cursor)
+            with stage(self.stages, "ledger"):
+                self.state.set_cursor(self.source.name, stream, cursor)
         if self.progress is not None:
             self.progress(report)
 
@@ -220,31 +262,33 @@ class StreamSync:
         report.add(resource, "extracted", len(latest))
         #: items that cannot even be hashed, with the reason (held back below)
         unwritable: dict[str, str] = {}
-        hashes = {key: hash_of(m, unwritable) for key, m in latest.items()}
-        known = self.state.ledger(self.source.name, resource, list(latest))
+        with stage(self.stages, "diff"):
+            hashes = {key: hash_of(m, unwritable) for key, m in latest.items()}
+        with stage(self.stages, "ledger"):
+            known = {} if force else self.state.states(self.source.name, resource, list(latest))
+        with stage(self.stages, "diff"):
+            changed = self._changed(resource, latest, hashes, known, report)
         outcomes: list[Outcome] = []
         to_send: list[MappedItem] = []
         #: why items are held back before the quality suite, for the run's quality report
         tally = HeldTally(resource)
-        for key, mapped in latest.items():
-            entry = None if force else known.get(key)
-            if entry is not None and entry.content_hash == hashes[key] and (
-                entry.status in SETTLED or entry.status in HELD
-            ):
-                report.add(resource, "unchanged" if entry.status in SETTLED
-                           else entry.status.value)
-                continue
-            held = problems(model, mapped, unwritable.get(key))
-            if held is not None:
-                report.add(resource, "quarantined")
-                tally.add(key, held)
-                outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
-                                        mapped.source_record_id, held.reasons,
-                                        ledger_safe(mapped.item), mapped.changed_at))
-                continue
-            to_send.append(mapped)
-        to_send = check_quality(resource, to_send, hashes, outcomes, report, tally,
-                                self._known_products)
+        with stage(self.stages, "validate"):
+            for mapped in changed:
+                key = mapped.key
+                held = problems(model, mapped, unwritable.get(key))
+                if held is not None:
+                    report.add(resource, "quarantined")
+                    tally.add(key, held)
+                    outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
+                                            mapped.source_record_id, held.reasons,
+                                            ledger_safe(mapped.item), mapped.changed_at))
+                    continue
+                to_send.append(mapped)
+        if to_send:
+            await self._await_suite(resource)
+        with stage(self.stages, "quality"):
+            to_send = check_quality(resource, to_send, hashes, outcomes, report, tally,
+                                    self._known_products)
         if (held_report := tally.report()) is not None:
             report.quality.setdefault(resource, []).append(held_report)
         if dry_run:
@@ -252,8 +296,36 @@ class StreamSync:
             samples = report.samples.setdefault(resource, [])
             samples.extend(m.item for m in to_send[: SAMPLES_PER_RESOURCE - len(samples)])
             return outcomes
-        outcomes.extend(await self._send(resource, to_send, hashes, report))
+        with stage(self.stages, "push"):
+            outcomes.extend(await self._send(resource, to_send, hashes, report))
         return outcomes
+
+    async def _await_suite(self, resource: str) -> None:
+        """Until the quality suite of ``resource`` is planned (the great-expectations
+        import, at a process's first run), read ahead rather than stall."""
+        while suite_pending(resource):
+            with stage(self.stages, "read"):
+                read = self._ahead is not None and await self._ahead.step(self._stream)
+            if not read:
+                with stage(self.stages, "gx wait"):
+                    await asyncio.sleep(SUITE_POLL)
+
+    @staticmethod
+    def _changed(resource: str, latest: dict[str, MappedItem], hashes: dict[str, str],
+                 known: dict[str, tuple[str, ItemStatus]], report: StreamReport
+                 ) -> list[MappedItem]:
+        """The items worth checking and sending: all but those the ledger holds with the
+        same content as settled (unchanged) or held back (until the source changes them)."""
+        changed = []
+        for key, mapped in latest.items():
+            content_hash, status = known.get(key, ("", None))
+            if status is not None and content_hash == hashes[key] and (
+                status in SETTLED or status in HELD
+            ):
+                report.add(resource, "unchanged" if status in SETTLED else status.value)
+                continue
+            changed.append(mapped)
+        return changed
 
     async def _send(self, resource: str, to_send: list[MappedItem], hashes: dict[str, str],
                     report: StreamReport) -> list[Outcome]:
@@ -302,7 +374,9 @@ class StreamSync:
             items = [MappedItem(resource, e.key, e.payload, e.source_record_id or "")
                      for e in retry if e.payload]
             if items:
-                outcomes = await self._send(
-                    resource, items, {e.key: e.content_hash for e in retry}, report
-                )
-                self.state.record(self.source.name, resource, outcomes)
+                with stage(self.stages, "push"):
+                    outcomes = await self._send(
+                        resource, items, {e.key: e.content_hash for e in retry}, report
+                    )
+                with stage(self.stages, "ledger"):
+                    self.state.record(self.source.name, resource, outcomes)

@@ -10,6 +10,7 @@ otherwise than a shop's data wants, a rule of our own, each said where it is app
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
@@ -105,6 +106,8 @@ def _convert(kind: str, value: Any) -> Any:
 def _text(value: Any) -> Any:
     """Text from text or a number; a whole number as such (``17``, not ``17.0``). A flag, a
     list, a date: left for validation."""
+    if type(value) is str:  # what pydantic gives back (most values: taken at once)
+        return value
     if isinstance(value, float | Decimal):
         value = whole if (whole := _integral(_number(value))) is not None else value
     return _convert("str", value) if isinstance(value, int | float | Decimal | str) \
@@ -114,6 +117,10 @@ def _text(value: Any) -> Any:
 def _integer(value: Any) -> Any:
     """A whole number within the API's 64 bits, from a number or text of one (``"1e3"``,
     ``"1 000"``, ``"17.0"``); 10^19 and beyond is refused unconverted (``1e10000000``)."""
+    if type(value) is int:  # what the conversion gives back, within the range
+        if not MIN_INT <= value <= MAX_INT:
+            raise _out_of_range(value)
+        return value
     number = _number(value)
     if number is None:
         return value  # a flag is not a count
@@ -131,6 +138,8 @@ def _integer(value: Any) -> Any:
 
 def _real(value: Any) -> Any:
     """A finite float from a number or text of one."""
+    if type(value) is float and math.isfinite(value):  # its shortest repr reads back as it
+        return value
     number = _number(value)
     if number is None:
         return value

@@ -6,9 +6,9 @@ rest flow on. ``summarize`` folds a run's reports — these, and those of the ro
 before the suite (``held.py``) — into what the Dagster asset check shows.
 
 Cost: GX takes 3 to 5 CPU-s to import (and ~250 MB). A sync starts that import in a thread
-(``prepare``) so that it overlaps the opening of connections and the first pages, instead of
-stalling the first chunk (1.5 s of a 13 s demo run from the Dagster UI); a sync that finds
-nothing to send pays it all the same. Each suite is planned once per process (``plan.py``): per batch GX then only resolves the
+(``prepare``) so that it overlaps the opening of connections and the reading: a stream whose
+suite is not planned yet reads ahead (``suite_pending``, ``engine/read_ahead.py``) instead of
+stalling on the first chunk; a sync that finds nothing to send pays it all the same. Each suite is planned once per process (``plan.py``): per batch GX then only resolves the
 metrics of the rules and judges them, about a quarter of what ``batch.validate`` costs. The
 cost is still per rule and batch more than per row, so: the engine checks only the items it
 would send (unchanged ones never reach the suite), skips the rules the item models already
@@ -86,6 +86,10 @@ class _Compiled:
 
 _lock = threading.Lock()
 _compiled: dict[tuple[str, bool], _Compiled | None] = {}
+#: the thread ``prepare`` started last (None: none yet)
+_preparing: threading.Thread | None = None
+#: (wall, CPU seconds) of each ``prepare`` thread that ended: the import, then the plans
+prepared: list[tuple[float, float]] = []
 
 
 def _compile(resource: str, after_models: bool) -> _Compiled | None:
@@ -115,12 +119,25 @@ def prepare(resources: Iterable[str]) -> threading.Thread | None:
         importlib.import_module(name)
 
     def plan_all() -> None:
+        wall, cpu = time.perf_counter(), time.thread_time()
         for resource in todo:
             _compile(resource, True)
+        prepared.append((time.perf_counter() - wall, time.thread_time() - cpu))
 
+    global _preparing
     thread = threading.Thread(target=plan_all, name="quality-prepare", daemon=True)
     thread.start()
+    _preparing = thread
     return thread
+
+
+def suite_pending(resource: str) -> bool:
+    """Whether the engine's suite of ``resource`` is still being planned by ``prepare``'s
+    thread: its first ``check_items`` would wait for it (on a lock, the event loop with
+    it). False once planned, or when no thread is left to plan it (``check_items`` then
+    plans it itself)."""
+    return ((resource, True) not in _compiled and _preparing is not None
+            and _preparing.is_alive())
 
 
 def _build(resource: str, after_models: bool) -> _Compiled | None:

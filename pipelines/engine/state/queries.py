@@ -30,6 +30,23 @@ class LedgerQueries(StoreBase):
                 found.update((row.item_key, entry_from_row(row)) for row in conn.execute(query))
         return found
 
+    def states(self, source: str, resource: str, keys: Sequence[str]
+               ) -> dict[str, tuple[str, ItemStatus]]:
+        """The content hash and status of the entries of ``keys`` the ledger knows, by
+        key: what a sync compares its items with, without the rest of each row (its
+        payload and times cost more to read than the look-up itself)."""
+        found: dict[str, tuple[str, ItemStatus]] = {}
+        with self._connection() as conn:
+            for chunk in in_chunks(keys):
+                query = select(ledger.c.item_key, ledger.c.content_hash, ledger.c.status).where(
+                    ledger.c.source == source,
+                    ledger.c.resource == resource,
+                    ledger.c.item_key.in_(chunk),
+                )
+                found.update((key, (content_hash, ItemStatus(status)))
+                             for key, content_hash, status in conn.execute(query))
+        return found
+
     def entries(
         self,
         source: str,

@@ -13,6 +13,7 @@ from sqlalchemy import ColumnElement, Connection, func, literal, text
 from connectors.sources.base import Position
 from pipelines.engine.state.base import in_chunks, utc_now
 from pipelines.engine.state.events import ItemEvents
+from pipelines.engine.state.many import execute_many
 from pipelines.engine.state.models import (
     NO_PAYLOAD,
     SUCCESSFUL,
@@ -70,10 +71,11 @@ class LedgerWrites(ItemEvents, Cursors):
         run_id = self._run_for(source)
         with self._connection(write=True) as conn:
             for batch in rounds:
-                conn.execute(self._upsert, list(batch.values()))
+                execute_many(conn, self._upsert, list(batch.values()))
             if outcomes:
-                conn.execute(events.insert(), [outcome_event(source, resource, outcome, now,
-                                                             run_id) for outcome in outcomes])
+                execute_many(conn, events.insert(), [
+                    outcome_event(source, resource, outcome, now, run_id)
+                    for outcome in outcomes])
             if cursor is not None:
                 self._write_cursor(conn, source, cursor[0], cursor[1], now)
         self._maybe_analyze(len(outcomes))

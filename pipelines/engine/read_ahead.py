@@ -1,0 +1,105 @@
+"""The pages of a run's streams, read ahead of their sync while a stream waits for its
+quality suite.
+
+The great-expectations import takes seconds of CPU, in a thread the run starts with
+(``quality.check.prepare``). The first chunk that needs a suite would stall the run for what
+is left of it; reading is mostly waiting for the shop, so instead the run reads on — the
+rest of the waiting stream, then the streams after it, in the run's order — until the
+suite is planned or ``limit`` records are held. A stream's sync then takes its pages from
+here first.
+
+Streams are read in the order the run syncs them and each to its end before the next is
+opened, as without reading ahead: a connector sees the same reads, only sooner. A stream's
+read plan is fixed when it is opened (here, or when its sync starts).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from connectors.sources.base import RawRecord
+from pipelines.engine.plan import ReadPlan
+
+
+@dataclass
+class Reading:
+    """One stream's read: its plan, the pages read and not yet synced, and the rest
+    (``start`` asks the connector for them at the first read)."""
+
+    stream: str
+    plan: ReadPlan
+    start: Callable[[], AsyncIterator[list[RawRecord]]]
+    pages: AsyncIterator[list[RawRecord]] | None = None
+    held: deque[list[RawRecord]] = field(default_factory=deque)
+    #: its last page has been read (``held`` may still hold pages)
+    ended: bool = False
+    #: seconds spent reading it while another stream waited: its own time, not theirs
+    early: float = 0.0
+
+    async def read(self) -> list[RawRecord] | None:
+        """The next page from the shop (None: there is no more)."""
+        if self.ended:
+            return None
+        if self.pages is None:
+            self.pages = aiter(self.start())
+        page = await anext(self.pages, None)
+        self.ended = page is None
+        return page
+
+    async def next(self) -> list[RawRecord] | None:
+        """The stream's next page: held, else read (None: there is no more)."""
+        return self.held.popleft() if self.held else await self.read()
+
+
+class ReadAhead:
+    """The readings of a run's streams, in the order the run syncs them; ``open`` makes
+    a stream's plan and starts reading it."""
+
+    def __init__(self, streams: list[str], open: Callable[[str], Reading],
+                 limit: int) -> None:
+        self._order = list(streams)
+        self._open = open
+        self._limit = limit
+        self._readings: dict[str, Reading] = {}
+        #: seconds spent reading a stream while another one waited, in all
+        self.lent = 0.0
+
+    def reading(self, stream: str) -> Reading:
+        """The reading of ``stream``, opened now unless it was read ahead."""
+        if stream not in self._readings:
+            self._readings[stream] = self._open(stream)
+        return self._readings[stream]
+
+    def held(self) -> int:
+        return sum(len(page) for r in self._readings.values() for page in r.held)
+
+    async def step(self, current: str) -> bool:
+        """Read one page ahead, of ``current`` or the first stream after it not read to
+        its end; False when ``limit`` records are held or nothing is left to read."""
+        if self.held() >= self._limit or current not in self._order:
+            return False
+        for stream in self._order[self._order.index(current):]:
+            reading = self.reading(stream)
+            if reading.ended:
+                continue
+            started = time.perf_counter()
+            page = await reading.read()
+            if stream != current:
+                spent = time.perf_counter() - started
+                reading.early += spent
+                self.lent += spent
+            if page is not None:
+                reading.held.append(page)
+            return True
+        return False
+
+    async def aclose(self) -> None:
+        """Stop what is still open (a run that failed, or stopped, before reading it all)."""
+        for reading in self._readings.values():
+            aclose = getattr(reading.pages, "aclose", None)
+            if aclose is not None and not reading.ended:
+                reading.ended = True
+                await aclose()

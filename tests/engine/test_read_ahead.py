@@ -1,0 +1,110 @@
+"""A run's read-ahead (``engine/read_ahead.py``): while a stream waits for its quality suite
+it reads the rest of that stream, then the next ones in the run's order — each to its end
+before the next is opened, up to its limit — and a stream's sync takes those pages first.
+The stage timer adds up what each stage took."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+
+from connectors.sources.base import RawRecord
+from pipelines.engine.plan import ReadKind, ReadPlan
+from pipelines.engine.read_ahead import ReadAhead, Reading
+from pipelines.engine.stages import STAGES, StageTimer, stage
+
+PLAN = ReadPlan(kind=ReadKind.FULL, after=None, until=datetime(2025, 1, 1, tzinfo=UTC))
+
+
+class Shop:
+    """Pages of records per stream; says in which order they were asked for."""
+
+    def __init__(self, pages: dict[str, int], size: int = 2) -> None:
+        self.pages = pages
+        self.size = size
+        self.asked: list[str] = []  # "stream:page", and "stream:opened"
+
+    async def read(self, stream: str) -> AsyncIterator[list[RawRecord]]:
+        self.asked.append(f"{stream}:opened")
+        for n in range(self.pages[stream]):
+            self.asked.append(f"{stream}:{n}")
+            await asyncio.sleep(0)
+            yield [{"id": f"{stream}-{n}-{i}"} for i in range(self.size)]
+
+    def reading(self, stream: str) -> Reading:
+        return Reading(stream, PLAN, lambda: self.read(stream))
+
+
+def test_a_waiting_stream_reads_itself_then_the_next_streams_in_order() -> None:
+    shop = Shop({"statuses": 1, "customers": 2, "orders": 5})
+    ahead = ReadAhead(["statuses", "customers", "orders"], shop.reading, limit=100)
+
+    async def run() -> list[str]:
+        statuses = ahead.reading("statuses")
+        first = await statuses.next()
+        assert first is not None  # the stream's first page: then it waits for its suite
+        while await ahead.step("statuses"):
+            pass
+        # what was read for the next streams is their time, not the waiting one's
+        early = {s: ahead.reading(s).early for s in ("statuses", "customers", "orders")}
+        assert early["statuses"] == 0 and early["customers"] > 0 and early["orders"] > 0
+        assert ahead.lent == pytest.approx(sum(early.values()))
+        return [r["id"] for s in ("statuses", "customers", "orders")
+                for page in ahead.reading(s).held for r in page]
+
+    held = asyncio.run(run())
+    assert shop.asked == ["statuses:opened", "statuses:0", "customers:opened", "customers:0",
+                          "customers:1", "orders:opened", "orders:0", "orders:1", "orders:2",
+                          "orders:3", "orders:4"], "each stream to its end before the next"
+    assert held[:2] == ["customers-0-0", "customers-0-1"] and len(held) == 14
+
+
+def test_reading_ahead_stops_at_its_limit_and_a_sync_takes_the_held_pages_first() -> None:
+    shop = Shop({"customers": 1, "orders": 10}, size=3)
+    ahead = ReadAhead(["customers", "orders"], shop.reading, limit=7)
+
+    async def run() -> list[str]:
+        steps = 0
+        while await ahead.step("customers"):
+            steps += 1
+        assert ahead.held() >= 7 and steps == 4  # customers' page, then orders' up to 7+
+        assert await ahead.step("orders") is False
+        orders = ahead.reading("orders")
+        ids = []
+        while (page := await orders.next()) is not None:
+            ids += [r["id"] for r in page]
+        return ids
+
+    ids = asyncio.run(run())
+    assert ids == [f"orders-{n}-{i}" for n in range(10) for i in range(3)], "in order, once each"
+    assert shop.asked.count("orders:opened") == 1
+
+
+def test_what_was_opened_and_not_read_to_its_end_is_closed() -> None:
+    shop = Shop({"orders": 10})
+    ahead = ReadAhead(["orders"], shop.reading, limit=4)
+
+    async def run() -> Reading:
+        while await ahead.step("orders"):
+            pass
+        await ahead.aclose()
+        return ahead.reading("orders")
+
+    orders = asyncio.run(run())
+    assert orders.ended and len(shop.asked) == 3  # opened, pages 0 and 1, then closed
+
+
+def test_a_stage_timer_adds_up_each_stage_and_no_timer_costs_nothing() -> None:
+    timer = StageTimer()
+    for _ in range(3):
+        with timer.stage("map"):
+            sum(range(1000))
+    with stage(None, "map"):  # no timer: a no-op
+        pass
+    assert list(timer.times)[: len(STAGES)] == list(STAGES)
+    assert timer.times["map"].calls == 3 and timer.times["read"].calls == 0
+    wall, cpu = timer.seconds()["map"]
+    assert wall >= 0 and cpu >= 0

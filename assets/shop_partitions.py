@@ -150,8 +150,8 @@ def due(crons: Mapping[str, str | None], sources: list[Source], at: datetime) ->
     from dagster._vendored.croniter import croniter
 
     fires: dict[str, bool] = {}
-    for cron in {c for c in crons.values() if c}:
-        fires[cron] = croniter.match(cron, at)
+    for distinct in {c for c in crons.values() if c}:
+        fires[distinct] = croniter.match(distinct, at)
     return [s for s in sources if (cron := crons[s.name]) and fires[cron]]
 
 

@@ -239,7 +239,8 @@ class BulkWriter:
         started = self.clock()
         self.requests += 1
         self._in_flight += 1
-        self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+        in_flight = self._in_flight
+        self.peak_in_flight = max(self.peak_in_flight, in_flight)
         refused: list[str] | None = None
         # until an answer says otherwise: a batch that ends the run tells nothing of the pace
         failed = True
@@ -264,6 +265,7 @@ class BulkWriter:
                     throttled=stats.throttled > before[0],
                     troubled=stats.server_errors + stats.network_errors > before[1],
                     failed=failed,
+                    in_flight=in_flight,
                 ))
         if refused is not None:
             if len(batch) == 1:

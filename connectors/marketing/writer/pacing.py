@@ -125,10 +125,11 @@ class Aimd:
     it); letting the floor expire is what learns a lasting change of pace. Latency alone is
     not enough, though: an API short of CPU queues every batch yet still delivers more with
     more in flight. So a slow batch cuts only when more in flight no longer delivers more
-    (TCP Vegas's and BBR's test): when the delivery rate now (in flight / latency, Little's
-    law) is less than ``gain`` times the best rate seen, within ``floor_window``, at half
-    the limit or less — what a cut would go back to. With no such rate yet, latency
-    decides alone. ``slowdown`` is 2
+    (TCP Vegas's and BBR's test): when the recent delivery rate (a moving average of in
+    flight / latency, Little's law) is less than ``gain`` times the best recent rate seen,
+    within ``floor_window``, at half the limit or less — what a cut would go back to. With
+    no such rate yet, latency decides alone. (In slow start the average lags the climb, so
+    growth tends to run on a little: a probe, as BBR's start-up is.) ``slowdown`` is 2
     because behind a queue latency grows with the batches in flight: halving from twice the
     floor lands back at the floor, which renews it, where a higher factor would land above
     it and the floor would creep up window after window. Batches already
@@ -173,7 +174,9 @@ class Aimd:
         self._baseline: float | None = None
         #: (when, latency) of recent clean batches, latencies rising: the first is the floor
         self._lows: deque[tuple[float, float]] = deque()
-        #: in flight -> (when, delivery rate) of the latest clean batch sent with as many
+        #: the recent delivery rate (moving average of in flight / latency, Little's law)
+        self._rate: float | None = None
+        #: limit -> (when, the recent delivery rate) at its latest clean batch
         self._rates: dict[int, tuple[float, float]] = {}
         self._ramping = True
         self._clean = 0
@@ -236,14 +239,16 @@ class Aimd:
         return latency > limit and self._baseline > limit
 
     def _gaining(self, signal: BatchSignal) -> bool:
-        """Take in a clean answer's delivery rate; True when it is clearly above the best
-        rate of half the limit or less (a cut would lose throughput)."""
+        """Take in a clean answer's delivery rate; True when the recent rate is clearly
+        above the best recent rate at half the limit or less (a cut would lose
+        throughput)."""
         if signal.latency <= 0:
             return False
         now, limit = self._clock(), self.limiter.limit
-        in_flight = signal.in_flight or limit
-        rate = in_flight / signal.latency
-        self._rates[in_flight] = (now, rate)
+        sample = (signal.in_flight or limit) / signal.latency
+        rate = self._rate = sample if self._rate is None else (
+            self._rate + self.smoothing * (sample - self._rate))
+        self._rates[limit] = (now, rate)
         recent = now - self.floor_window
         below = [rate for lower, (when, rate) in self._rates.items()
                  if lower <= limit // 2 and when >= recent]

@@ -2,7 +2,8 @@
 Marketing API's transport.
 
 What they share lives here: timeouts, an injectable transport (tests pass a mock or a fake
-shop's), the process's TLS context, redirects never followed (a secret must not reach
+shop's; else the pool of ``lanes.py``, one connection per request in flight, which a caller
+raises with ``allow_connections``), the process's TLS context, redirects never followed (a secret must not reach
 another origin), auth as an ``httpx.Auth`` whose secrets are blanked out of the HTTP
 loggers while the client is open, pacing before each attempt, the run's circuit breaker
 when given one, counts of what was seen, and the one retry policy (``retry.py``) around
@@ -27,6 +28,7 @@ import orjson
 
 from connectors.http.auth import SecretAuth
 from connectors.http.breaker import CircuitBreaker
+from connectors.http.lanes import LanePool
 from connectors.http.pacing import Pacer, Pacing
 from connectors.http.redact import hide, unhide
 from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
@@ -59,11 +61,15 @@ class TransportStats:
             self.server_errors += 1
 
 
-def default_transport(max_connections: int) -> httpx.AsyncHTTPTransport:
+def lane_transport() -> httpx.AsyncHTTPTransport:
+    """One lane of a client's pool: a transport of one kept-alive connection."""
     return httpx.AsyncHTTPTransport(
-        verify=tls_context(),
-        limits=httpx.Limits(max_connections=max_connections,
-                            max_keepalive_connections=max_connections))
+        verify=tls_context(), limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+
+
+def default_transport(max_connections: int) -> LanePool:
+    """At most ``max_connections`` requests at once, each on a connection of its own."""
+    return LanePool(max_connections, lane_transport)
 
 
 class HttpClient:
@@ -102,10 +108,12 @@ class HttpClient:
         secrets = auth.wire_forms() if auth is not None else []
         hide(secrets)
         self._unhide = weakref.finalize(self, unhide, secrets)
+        #: the client's own pool; None when the caller passed a transport (a mock, a fake's)
+        self._pool = default_transport(max_connections) if transport is None else None
         self._http = httpx.AsyncClient(
             base_url=self.base_url + "/",
             auth=auth,
-            transport=transport or default_transport(max_connections),
+            transport=transport or self._pool,
             timeout=timeout,
             follow_redirects=False,
             headers=dict(headers),
@@ -117,6 +125,12 @@ class HttpClient:
     async def aclose(self) -> None:
         await self._http.aclose()
         self._unhide()
+
+    def allow_connections(self, count: int) -> None:
+        """Let up to ``count`` requests go at once (never fewer than allowed already): a
+        caller that keeps ``count`` in flight raises it so that none waits in the pool."""
+        if self._pool is not None:
+            self._pool.allow(count)
 
     @property
     def requests(self) -> int:

@@ -70,7 +70,7 @@ class BulkWriter:
         min_concurrency: AIMD never goes below.
         max_concurrency: AIMD never goes above: a safety bound, not a guess of the API's
             pace (default ``MAX_CONCURRENCY``, or ``concurrency`` when higher). The client's
-            connection pool bounds what is really sent at once, whatever this says.
+            connection pool is raised to it, so no batch waits there for a connection.
         adaptive: False keeps ``concurrency`` fixed.
         parent_id: for nested resources, the parent the items are written under (else the
             cross-parent ``…/bulk`` route is used and items carry their parent's id).
@@ -122,6 +122,7 @@ class BulkWriter:
                 f" {self.resource.name} one request may carry), got {batch_size}"
             )
         self.client = client
+        client.transport.allow_connections(max_concurrency)
         self.concurrency = concurrency
         self.min_concurrency = min_concurrency
         self.max_concurrency = max_concurrency
@@ -238,7 +239,8 @@ class BulkWriter:
         started = self.clock()
         self.requests += 1
         self._in_flight += 1
-        self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+        in_flight = self._in_flight
+        self.peak_in_flight = max(self.peak_in_flight, in_flight)
         refused: list[str] | None = None
         # until an answer says otherwise: a batch that ends the run tells nothing of the pace
         failed = True
@@ -263,6 +265,7 @@ class BulkWriter:
                     throttled=stats.throttled > before[0],
                     troubled=stats.server_errors + stats.network_errors > before[1],
                     failed=failed,
+                    in_flight=in_flight,
                 ))
         if refused is not None:
             if len(batch) == 1:

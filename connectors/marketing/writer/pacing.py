@@ -2,11 +2,12 @@
 the AIMD rule that changes it.
 
 AIMD (additive increase, multiplicative decrease, as TCP does): halve the limit when the API
-pushes back (a 429, or answers clearly slower than its recent floor), add one after a run of
-clean batches. It finds the pace the API can take without knowing it in advance, and gives
-way quickly when the API is busy with other clients. Until the first push-back it grows as
-TCP's slow start does (one more per clean batch: double per round), so that a short run
-reaches the API's pace instead of spending itself on the climb.
+pushes back (a 429, or answers clearly slower than its recent floor while the batches in
+flight deliver no more than half as many did), add one after a run of clean batches. It
+finds the pace the API can take without knowing it in advance, and gives way quickly when
+the API is busy with other clients. Until the first push-back it grows as TCP's slow start
+does (one more per clean batch: double per round), so that a short run reaches the API's
+pace instead of spending itself on the climb.
 """
 
 from __future__ import annotations
@@ -95,8 +96,9 @@ class AdaptiveLimiter:
 class BatchSignal:
     """What one bulk request tells about the API's state.
 
-    ``started`` is on the controller's clock. ``throttled``: a 429 came while it ran.
-    ``troubled``: other transient errors (5xx, network) came while it ran, so its latency
+    ``started`` is on the controller's clock. ``in_flight``: the requests in flight when it
+    was sent, itself included (None: the limit's value). ``throttled``: a 429 came while it
+    ran. ``troubled``: other transient errors (5xx, network) came while it ran, so its latency
     includes retry waits and says nothing about the API's pace. ``failed``: it got no
     answer at all, even after retries, or one that stops the run (a bad key): no sign of
     the pace either way.
@@ -107,6 +109,7 @@ class BatchSignal:
     throttled: bool = False
     troubled: bool = False
     failed: bool = False
+    in_flight: int | None = None
 
 
 class Aimd:
@@ -119,12 +122,21 @@ class Aimd:
     batches answered in the last ``floor_window`` seconds: the API's pace with no queue in
     front of it. Comparing with the floor rather than with the average is what stops growth
     from driving latency up without bound (an average follows a slow climb and never sees
-    it); letting the floor expire is what learns a lasting change of pace. ``slowdown`` is 2
+    it); letting the floor expire is what learns a lasting change of pace. Latency alone is
+    not enough, though: an API short of CPU queues every batch yet still delivers more with
+    more in flight. So a slow batch cuts only when more in flight no longer delivers more
+    (TCP Vegas's and BBR's test): when the recent delivery rate (a moving average of in
+    flight / latency, Little's law) is less than ``gain`` times the best recent rate seen,
+    within ``floor_window``, at half the limit or less — what a cut would go back to. With
+    no such rate yet, latency decides alone. (In slow start the average lags the climb, so
+    growth tends to run on a little: a probe, as BBR's start-up is.) ``slowdown`` is 2
     because behind a queue latency grows with the batches in flight: halving from twice the
     floor lands back at the floor, which renews it, where a higher factor would land above
     it and the floor would creep up window after window. Batches already
     in flight when the limit was cut saw the same congestion, so only a batch started after
-    the last cut can cut again: one cut per episode.
+    the last cut can cut again (one cut per episode); for a slow batch, one started once
+    the queue of the cut has drained (a recent latency later), since until then it waits
+    behind that queue.
 
     Increase, up to ``maximum`` (a safety bound, the start value when not given): by one per
     clean batch until the first decrease (slow start: double per round), then by one after
@@ -146,6 +158,7 @@ class Aimd:
         slowdown_floor: float = 0.05,
         smoothing: float = 0.2,
         floor_window: float = 10.0,
+        gain: float = 1.25,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.limiter = limiter
@@ -155,14 +168,22 @@ class Aimd:
         self.slowdown_floor = slowdown_floor
         self.smoothing = smoothing
         self.floor_window = floor_window
+        self.gain = gain
         self._clock = clock
         self._origin = clock()
         self._baseline: float | None = None
         #: (when, latency) of recent clean batches, latencies rising: the first is the floor
         self._lows: deque[tuple[float, float]] = deque()
+        #: the recent delivery rate (moving average of in flight / latency, Little's law)
+        self._rate: float | None = None
+        #: limit -> (when, the recent delivery rate) at its latest clean batch
+        self._rates: dict[int, tuple[float, float]] = {}
         self._ramping = True
         self._clean = 0
         self._last_cut = -math.inf
+        #: when the batches queued at the last cut should be answered: a batch sent before
+        #: that waited behind them, so its latency cannot cut again
+        self._drained = -math.inf
         self.history: list[LimitChange] = [LimitChange(0.0, limiter.limit, "start")]
 
     @property
@@ -179,10 +200,12 @@ class Aimd:
         slow = False
         if not (signal.throttled or signal.troubled or signal.failed):
             slow = self._learn(signal.latency)
+            slow = not self._gaining(signal) and slow
         if signal.throttled or slow:
             self._clean = 0
-            if signal.started >= self._last_cut:
+            if signal.started >= (self._last_cut if signal.throttled else self._drained):
                 self._last_cut = self._clock()
+                self._drained = self._last_cut + (self._baseline or 0.0)
                 self._ramping = False
                 self._set(max(self.minimum, self.limiter.limit // 2),
                           "throttled" if signal.throttled else "slow")
@@ -214,6 +237,22 @@ class Aimd:
         floor = lows[0][1]
         limit = max(floor * self.slowdown, floor + self.slowdown_floor)
         return latency > limit and self._baseline > limit
+
+    def _gaining(self, signal: BatchSignal) -> bool:
+        """Take in a clean answer's delivery rate; True when the recent rate is clearly
+        above the best recent rate at half the limit or less (a cut would lose
+        throughput)."""
+        if signal.latency <= 0:
+            return False
+        now, limit = self._clock(), self.limiter.limit
+        sample = (signal.in_flight or limit) / signal.latency
+        rate = self._rate = sample if self._rate is None else (
+            self._rate + self.smoothing * (sample - self._rate))
+        self._rates[limit] = (now, rate)
+        recent = now - self.floor_window
+        below = [rate for lower, (when, rate) in self._rates.items()
+                 if lower <= limit // 2 and when >= recent]
+        return bool(below) and rate > self.gain * max(below)
 
     def _set(self, limit: int, reason: str) -> None:
         if limit == self.limiter.limit:

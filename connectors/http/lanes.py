@@ -11,6 +11,12 @@ does. Here each lane is an httpcore pool of one connection (its scan is one chec
 check that the server has not closed it is still made) and lanes are handed out from a
 list. How many lanes there may be can be raised while the client is open (``allow``), so
 a caller that keeps n requests in flight raises it to n and nothing waits inside httpx.
+
+The churn is httpcore's known issue (encode/httpcore#1035, open as of httpcore 1.0.9, the
+latest release); pydantic's fork httpx2 fixed it (pydantic/httpx2#974, #1075). Once a
+httpcore release assigns each idle connection to one request, this module can go and
+``client.default_transport`` can return httpx's own transport again: ``bench/push.py``
+shows whether it still pays.
 """
 
 from __future__ import annotations

@@ -27,12 +27,16 @@ def execute_many(conn: Connection, statement: Insert, rows: Sequence[dict[str, A
         return
     compiled = statement.compile(dialect=conn.dialect, column_keys=list(keys))
     names: Sequence[str] = compiled.positiontup or ()
+    # SQLAlchemy's own bind processors (a private name: a version without it takes its way)
+    binds: dict[str, Any] | None = getattr(compiled, "_bind_processors", None)
+    if binds is None:
+        conn.execute(statement, list(rows))
+        return
     processors: dict[str, Callable[[Any], Any]] = {
-        name: process for name, process in compiled._bind_processors.items()
-        if callable(process)}
+        name: process for name, process in binds.items() if callable(process)}
     columns = [name for name in names if name in keys]
     if (len(columns) != len(keys) or list(names[:len(columns)]) != columns
-            or len(processors) != len(compiled._bind_processors)):
+            or len(processors) != len(binds)):
         conn.execute(statement, list(rows))  # not the plain INSERT … VALUES it expects
         return
     # the statement's own parameters (ON CONFLICT's statuses and numbers): the same each row

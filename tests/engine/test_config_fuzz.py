@@ -75,7 +75,8 @@ FIELDS: list[tuple[str | int, ...]] = [
     ("destination", "kpi_api_key_env"), ("destination", "write_carts"), ("state_url",),
     ("reconciliation",), ("reconciliation", "schedule"), ("reconciliation", "deadline_seconds"),
     ("reconciliation", "max_resends"), ("reconciliation", "completeness_hours"), ("alerts",),
-    ("alerts", "webhook_url"), ("alerts", "max_rejection_rate"), ("sources",), ("sources", 0),
+    ("alerts", "webhook_url"), ("alerts", "max_rejection_rate"), ("layout",), ("sources",),
+    ("sources", 0),
     *[("sources", 0, name) for name in (
         "name", "platform", "connection", "data_source", "resources", "schedule",
         "history_start", "lookback_seconds", "lang", "currency", "mapping", "tuning")],
@@ -88,7 +89,8 @@ FIELDS: list[tuple[str | int, ...]] = [
     ("sources", 0, "mapping", "customers", "rename"),
     ("sources", 0, "mapping", "customers", "callable"),
     *[("sources", 0, "tuning", name) for name in (
-        "concurrency", "page_size", "chunk_items", "max_rejected_attempts")],
+        "concurrency", "min_concurrency", "max_concurrency", "page_size", "chunk_items",
+        "max_rejected_attempts")],
     ("sources", 1, "connection", "url"), ("sources", 1, "connection", "streams"),
     ("sources", 1, "connection", "streams", "customers"),
     ("sources", 1, "connection", "streams", "customers", "columns"),

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-from collections.abc import AsyncIterator, Mapping
+import itertools
+from collections.abc import AsyncIterator, Generator, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Self
@@ -26,8 +27,8 @@ from connectors.sources.base import (
     SourceError,
     StreamInfo,
     UnsupportedStream,
-    id_order,
 )
+from connectors.sources.files import ordering
 from connectors.sources.files.config import FilesConfig, FilesStreamSpec, format_of
 from connectors.sources.files.formats import columns_of, read
 from connectors.sources.files.memory import Arrived, FileMemory
@@ -118,14 +119,18 @@ class FilesConnector:
                 break
             if after is not None and file.arrival < after.changed_at:
                 continue
-            records = await asyncio.to_thread(self._records, stream, spec, file)
-            if after is not None and file.arrival == after.changed_at:
-                records = [r for r in records if after < self.position(stream, r)]
-            for record in records:
-                page.append(record)
-                if len(page) >= self.config.page_size:
-                    yield page
-                    page = []
+            records = self._records(stream, spec, file)  # read in a thread, a page at a time
+            try:
+                while taken := await asyncio.to_thread(_take, records, self.config.page_size):
+                    if after is not None and file.arrival == after.changed_at:
+                        taken = [r for r in taken if after < self.position(stream, r)]
+                    for record in taken:
+                        page.append(record)
+                        if len(page) >= self.config.page_size:
+                            yield page
+                            page = []
+            finally:
+                records.close()
         if page:
             yield page
 
@@ -136,8 +141,15 @@ class FilesConnector:
                  for path in sorted(folder.iterdir()) if _wanted(path, spec)]
         return self.memory.arrivals(stream, files, after.changed_at if after else None)
 
-    def _records(self, stream: str, spec: FilesStreamSpec, file: Arrived) -> list[RawRecord]:
-        """The file's rows as records in key order, the last row of a key winning."""
+    def _records(self, stream: str, spec: FilesStreamSpec,
+                 file: Arrived) -> Generator[RawRecord, None, None]:
+        """The file's rows as records in key order, the last row of a key winning, in
+        bounded memory (``ordering.py``)."""
+        return ordering.in_key_order(self._rows(stream, spec, file), ordering.SPILL_ROWS)
+
+    def _rows(self, stream: str, spec: FilesStreamSpec,
+              file: Arrived) -> Iterator[tuple[str, RawRecord]]:
+        """The file's rows as (key, record), in the file's order."""
         changed = iso(file.arrival)
         columns = columns_of(file.path, spec)
         absent = []
@@ -145,7 +157,6 @@ class FilesConnector:
             wanted = [spec.key, *spec.columns.values()]
             wanted += [spec.lines.column] if spec.lines and spec.lines.column else []
             absent = [c for c in dict.fromkeys(wanted) if not lookup(dict.fromkeys(columns), c)[0]]
-        by_key: dict[str, RawRecord] = {}
         for line in read(file.path, spec):
             origin = f"{stream}/{file.name}:{line.number}"
             errors = [f"{origin}: {line.error}"] if line.error else []
@@ -171,5 +182,9 @@ class FilesConnector:
                 record["_errors"] = errors
                 key = origin
             record["_key"] = key
-            by_key[key] = record
-        return sorted(by_key.values(), key=lambda r: id_order(r["_key"]))
+            yield key, record
+
+
+def _take(records: Iterator[RawRecord], count: int) -> list[RawRecord]:
+    """The next ``count`` records at most (none: the file is read)."""
+    return list(itertools.islice(records, count))

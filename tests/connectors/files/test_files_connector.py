@@ -198,3 +198,34 @@ def test_the_broken_line_is_where_the_manifest_says(tmp_path, drop):
     origin = next(i for i in drop.ids["orders"] if ":" in i)
     name, line = origin.removeprefix("orders/").split(":")
     assert (tmp_path / "orders" / name).read_text().splitlines()[int(line) - 1] == BROKEN_JSON
+
+
+def test_a_file_larger_than_memory_holds_reads_the_same_sorted_in_runs_on_disk(
+        tmp_path, monkeypatch):
+    """Rows out of key order, a key repeated across runs, and rows that cannot be read come
+    out the same whether the file is sorted in memory or in runs on disk."""
+    folder = tmp_path / "groups"
+    folder.mkdir()
+    rows = [f"{key},name {n},," for n, key in enumerate([9, 3, 12, 3, 1, 40, 9, 7, 2, 12, 5])]
+    rows.insert(4, "")  # a blank line, and one of too many fields
+    rows.insert(7, "8,a,b,c,d,e")
+    (folder / "g.csv").write_text("id,name,created_at,updated_at\n" + "\n".join(rows) + "\n")
+    in_memory = read(tmp_path, "groups", options={"page_size": 2})
+
+    monkeypatch.setattr("connectors.sources.files.ordering.SPILL_ROWS", 3)
+    in_runs = read(tmp_path, "groups", options={"page_size": 2})
+
+    assert in_runs == in_memory
+    keys = [r["_key"] for r in in_memory if "_errors" not in r]
+    assert keys == ["1", "2", "3", "5", "7", "9", "12", "40"]
+    assert {r["_key"]: r.get("name") for r in in_memory}["3"] == "name 3"  # its last row
+
+
+def test_the_orders_of_a_drop_read_the_same_sorted_in_runs_on_disk(tmp_path, drop, monkeypatch):
+    in_memory = read(tmp_path, "orders", options={"page_size": 7})
+    monkeypatch.setattr("connectors.sources.files.ordering.SPILL_ROWS", 4)
+    middle = Position(datetime.fromisoformat(in_memory[10]["_changed_at"]),
+                      in_memory[10]["_key"])
+
+    assert read(tmp_path, "orders", options={"page_size": 7}) == in_memory
+    assert read(tmp_path, "orders", after=middle) == in_memory[11:]

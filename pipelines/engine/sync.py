@@ -36,7 +36,7 @@ from pipelines.engine.plan import ReadPlan, Window, plan_read
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally
 from pipelines.engine.quality import held as holds
-from pipelines.engine.quality.check import suite_pending
+from pipelines.engine.quality.check import plan_suite, suite_pending
 from pipelines.engine.read_ahead import ReadAhead, Reading
 from pipelines.engine.reasons import why
 from pipelines.engine.send import send
@@ -46,8 +46,6 @@ from pipelines.engine.stream_report import SAMPLES_PER_RESOURCE, StreamReport
 
 #: chunks of records a run may read ahead of its sync while it waits for a quality suite
 READ_AHEAD_CHUNKS = 4
-#: seconds between two looks at a suite being planned, when nothing is left to read ahead
-SUITE_POLL = 0.01
 
 
 class StreamSync:
@@ -306,9 +304,9 @@ class StreamSync:
         while suite_pending(resource):
             with stage(self.stages, "read"):
                 read = self._ahead is not None and await self._ahead.step(self._stream)
-            if not read:
+            if not read:  # nothing left to read ahead: wait for the plan, off the loop
                 with stage(self.stages, "gx wait"):
-                    await asyncio.sleep(SUITE_POLL)
+                    await asyncio.to_thread(plan_suite, resource)
 
     @staticmethod
     def _changed(resource: str, latest: dict[str, MappedItem], hashes: dict[str, str],

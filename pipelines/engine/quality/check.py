@@ -140,6 +140,13 @@ def suite_pending(resource: str) -> bool:
             and _preparing.is_alive())
 
 
+def plan_suite(resource: str) -> None:
+    """Wait for the plan of ``resource``'s suite, or make it: blocks on the lock the
+    planning thread holds while it plans, so a caller off the event loop waits without
+    polling."""
+    _compile(resource, True)
+
+
 def _build(resource: str, after_models: bool) -> _Compiled | None:
     suite = rules_for(resource)
     if suite is None:

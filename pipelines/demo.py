@@ -79,13 +79,27 @@ class Server:
         process.stop(self.process)
 
 
+def start_servers(*commands: tuple[list[str], str]) -> list[Server]:
+    """Start each ``shopsync ARGS`` at once and read its address (the first group of its
+    ``PATTERN``) from its first line: each pays an interpreter and its imports, which need not
+    wait for the others. If one does not start, all are stopped."""
+    launched = [subprocess.Popen([sys.executable, "-m", "pipelines.cli", *args],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                for args, _ in commands]
+    try:
+        return [Server(started, process.read_banner(started, pattern,
+                                                    f"`shopsync {' '.join(args)}`"))
+                for started, (args, pattern) in zip(launched, commands, strict=True)]
+    except BaseException:
+        for started in launched:
+            process.stop(started)
+        raise
+
+
 def start_server(args: list[str], pattern: str) -> Server:
     """Start ``shopsync ARGS`` and read its address from its first line."""
-    started = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.cli", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    return Server(started, process.read_banner(started, pattern, f"`shopsync {' '.join(args)}`"))
+    (server,) = start_servers((args, pattern))
+    return server
 
 
 @contextmanager
@@ -94,21 +108,15 @@ def demo_servers(
     shop_port: int = 0, visibility_delay: float = 0.5, platform_name: str = DEFAULT_PLATFORM,
     sandbox_args: list[str] | None = None,
 ) -> Iterator[tuple[Server, Server]]:
-    """The sandbox and a fake shop of ``platform_name``, stopped on the way out."""
+    """The sandbox and a fake shop of ``platform_name``, started at once, stopped on the way
+    out."""
     spec = demo_spec(platform_name)
-    sandbox = start_server(
-        ["sandbox", "--port", str(sandbox_port), "--visibility-delay", str(visibility_delay),
-         *(sandbox_args or [])],
-        r"Marketing API at (http://\S+/v1)",
+    sandbox, shop = start_servers(
+        (["sandbox", "--port", str(sandbox_port), "--visibility-delay", str(visibility_delay),
+          *(sandbox_args or [])], r"Marketing API at (http://\S+/v1)"),
+        ([*spec.command, "--port", str(shop_port), *spec.sizes(orders, customers, products)],
+         spec.banner),
     )
-    try:
-        shop = start_server(
-            [*spec.command, "--port", str(shop_port), *spec.sizes(orders, customers, products)],
-            spec.banner,
-        )
-    except BaseException:
-        sandbox.stop()
-        raise
     try:
         yield sandbox, shop
     finally:

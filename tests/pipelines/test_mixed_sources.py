@@ -10,7 +10,7 @@ import dagster as dg
 import pytest
 
 from pipelines.definitions import build_definitions
-from pipelines.demo import start_server
+from pipelines.demo import start_servers
 from pipelines.demo_specs import demo_spec
 from pipelines.engine.config import parse_config
 from pipelines.engine.platforms import names
@@ -29,8 +29,11 @@ class Fake:
 
 @pytest.fixture
 def fakes():
+    """A fake shop of every platform: those that can be served in a thread of the test, the
+    others as processes started at once."""
     started: dict[str, Fake] = {}
     try:
+        own_process = []
         for name in names():
             spec = demo_spec(name)  # every platform has a demo fake
             sizes = spec.sizes(40, 15, 8)
@@ -39,8 +42,10 @@ def fakes():
                 shop = launch.start_in_thread(*sizes)
                 started[name] = Fake(shop.root, shop.stop)
             else:
-                server = start_server([*spec.command, "--port", "0", *sizes], spec.banner)
-                started[name] = Fake(server.url, server.stop)
+                own_process.append((name, ([*spec.command, "--port", "0", *sizes], spec.banner)))
+        servers = start_servers(*(command for _, command in own_process))
+        for (name, _), server in zip(own_process, servers, strict=True):
+            started[name] = Fake(server.url, server.stop)
         yield started
     finally:
         for fake in started.values():

@@ -57,7 +57,7 @@ async def _read_to_the_end(receive: Receive) -> None:
 
 class FaultInjection:
     """ASGI middleware: latency, transient faults and dropped connections on ``/v1/``
-    routes; commits the store's persistence after each request."""
+    routes; commits the store's persistence before each request's answer is sent."""
 
     def __init__(self, app: ASGIApp, store: Store) -> None:
         self.app = app
@@ -83,8 +83,17 @@ class FaultInjection:
                 await _read_to_the_end(receive)
                 await send(_CUT_START)
                 return
+        answer = send if drop_after is None else _swallow
+
+        async def committed_first(message: Message) -> None:
+            # what the request changed is on disk before its answer leaves: a process killed
+            # right after a client saw "accepted" still has what it accepted
+            if message["type"] == "http.response.start":
+                self.store.persistence.commit()
+            await answer(message)
+
         try:
-            await self.app(scope, receive, send if drop_after is None else _swallow)
+            await self.app(scope, receive, committed_first)
         finally:
             self.store.persistence.commit()
         if drop_after:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import sqlite3
 
+import httpx
 import pytest
+from starlette.types import Message, Receive, Scope, Send
 
 from connectors.marketing.samples import sample_item
+from sandbox.marketing.app import create_app
+from sandbox.marketing.settings import DEFAULT_KEY, SandboxSettings
 
 
 @pytest.fixture
@@ -55,3 +61,30 @@ def test_the_data_file_does_not_hold_the_key(start, tmp_path):
     stored = data.read_bytes()
     assert b"c-1001" in stored
     assert b"secret-in-file" not in stored
+
+
+def test_a_write_is_on_disk_before_its_answer_leaves(tmp_path):
+    """A sandbox killed the moment a client saw its write accepted still has the write when it
+    starts again: the request's changes are committed before its answer is sent, not after."""
+    data = tmp_path / "sandbox.sqlite"
+    app = create_app(SandboxSettings(data=data, visibility_delay=0))
+    on_disk_when_answered: list[bool] = []
+
+    async def watching(scope: Scope, receive: Receive, send: Send) -> None:
+        async def answer(message: Message) -> None:
+            if message["type"] == "http.response.start" and scope["path"] == "/v1/customers":
+                with sqlite3.connect(data) as other:  # what a restarted process would read
+                    rows = other.execute("SELECT doc FROM docs").fetchall()
+                on_disk_when_answered.append(any(b"c-1001" in doc for (doc,) in rows))
+            await send(message)
+        await app(scope, receive, answer)
+
+    async def write() -> int:
+        transport = httpx.ASGITransport(app=watching)
+        async with httpx.AsyncClient(transport=transport, base_url="http://sandbox/v1",
+                                     headers={"spm-api-key": DEFAULT_KEY}) as client:
+            response = await client.post("/customers", json=[sample_item("customers")])
+            return response.status_code
+
+    assert asyncio.run(write()) == 200
+    assert on_disk_when_answered == [True]

@@ -39,7 +39,8 @@ def _exported(name: str, table: dict[str, Any]) -> dict[str, Any]:
     return {**spec, **changes, "columns": {**table["columns"], **changes.get("columns", {})}}
 
 
-STREAMS: dict[str, dict[str, Any]] = {name: _exported(name, table) for name, table in TABLES.items()}
+STREAMS: dict[str, dict[str, Any]] = {name: _exported(name, table)
+                                      for name, table in TABLES.items()}
 
 
 def connection(path: str) -> dict[str, Any]:

@@ -68,6 +68,11 @@ ENUMS = {"OrderDisplayFinancialStatus": sorted(s for s, _ in names.FINANCIAL_STA
          "OrderDisplayFulfillmentStatus": names.FULFILLMENT_STATUSES}
 
 
+def _words(value: str) -> str:
+    """An enum value as the admin shows it: ``PARTIALLY_PAID`` is "Partially paid"."""
+    return value.replace("_", " ").capitalize()
+
+
 def matching_rows(ctx: Context, root: str, args: dict[str, Any], node: FieldNode,
                   path: list[Any]) -> tuple[list[Row], Any, list[Any]]:
     """The rows of a root connection that match ``query``, in ``sortKey`` order, how a row
@@ -169,7 +174,7 @@ def resolve_query_field(ctx: Context, node: FieldNode) -> Any:
             return None
         enum = {"__typename": "__Type", "name": args["name"], "kind": "ENUM", "description": None,
                 "enumValues": [{"__typename": "__EnumValue", "name": n,
-                                "description": f"Displayed as **{n.replace('_', ' ').capitalize()}**.",
+                                "description": f"Displayed as **{_words(n)}**.",
                                 "isDeprecated": False, "deprecationReason": None}
                                for n in values]}
         return project(ctx, enum, node.selection_set, path)

@@ -25,6 +25,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 K = TypeVar("K")
 
+#: where every fake serves its own API (``sandbox.shops.control``): never limited nor faulted
+FAKE_PREFIX = "/__fake__"
 #: API requests whose arrival time is kept (``/__fake__/arrivals``), the latest
 ARRIVALS = 10_000
 
@@ -110,8 +112,6 @@ class Gate(ABC):
 
     platform: ClassVar[str]
     fault_kinds: ClassVar[tuple[int, ...]]
-    fake_prefix: ClassVar[str] = "/__fake__"
-
     def __init__(self, app: ASGIApp, settings: HostingSettings,
                  counters: Counter[str] | None = None, bucket: TokenBucket | None = None,
                  arrivals: deque[float] | None = None) -> None:
@@ -127,7 +127,7 @@ class Gate(ABC):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         api = self.is_api(path)
-        if scope["type"] != "http" or not (api or path.startswith(self.fake_prefix)):
+        if scope["type"] != "http" or not (api or path.startswith(FAKE_PREFIX)):
             await self.app(scope, receive, send)
             return
         fault = None

@@ -1,10 +1,13 @@
-"""Starting a fake shop in a subprocess and waiting until it answers, for tests, benchmarks
-and scripts that want a real server on a free localhost port: what the four HTTP fakes
-share. Each platform's ``launch`` module keeps what is its own: the address its banner
-names, its credentials, and how its clients authenticate.
+"""A fake shop's process entry, and starting it for tests, benchmarks and scripts that want
+a real server on a free localhost port: what the four HTTP fakes share. Each platform's
+``launch`` module declares its ``Launcher`` (its command, settings, app and banner line) and
+keeps what is its own: its credentials and how its clients authenticate.
 
-``start_in_thread`` serves the same fake from the same arguments in a thread of this
-process instead (real HTTP, no process start-up): for tests whose subject is not the
+``python -m sandbox.shops.<platform>.launch`` (and ``shopsync fake-shop <platform>``, which
+runs the same settings) generates the shop once the port is held (a large one takes a
+while), prints the one banner line ``start`` reads the address from, and serves until
+stopped. ``start_in_thread`` serves the same fake from the same arguments in a thread of
+this process instead (real HTTP, no process start-up): for tests whose subject is not the
 process. Its handle is the same, and stops the same way."""
 
 from __future__ import annotations
@@ -12,17 +15,19 @@ from __future__ import annotations
 import importlib
 import re
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
+import click
 import httpx
+from starlette.types import ASGIApp
 
 from connectors.http.tls import tls_context
 from sandbox import process
-
-if TYPE_CHECKING:
-    from sandbox.serving import Served
+from sandbox.serving import Served, serve_app, serve_in_thread
+from sandbox.shops.cli import settings_or_exit
+from sandbox.shops.settings import FakeShopSettings
 
 
 @dataclass
@@ -64,20 +69,61 @@ class RunningFake:
 
 
 R = TypeVar("R", bound=RunningFake)
+F = TypeVar("F", bound=FakeShopSettings)
 
 
 @dataclass(frozen=True)
-class Launcher(Generic[R]):
-    """How to start one platform's fake: ``python -m <module>`` (or, in a thread of this
-    process, ``<module>.serve_in_thread``), the banner's first group is the address
-    ``running`` is made with, and ``what`` names the fake in errors."""
+class Launcher(Generic[R, F]):
+    """One platform's fake: its ``command`` (``module:name``, imported when first needed, so
+    that the command's module stays light), settings ``model``, ``create_app`` and ``banner``
+    (formatted with the settings as ``s`` and the bound ``port``); how to start it as
+    ``python -m <module>`` or in a thread of this process, ``address`` finding in the banner
+    what ``running`` is made with, ``what`` naming the fake in errors."""
 
     module: str
-    banner: re.Pattern[str]
+    command: str
+    model: type[F]
+    create_app: Callable[[F], ASGIApp]
+    banner: str
+    address: re.Pattern[str]
     what: str
     running: Callable[[str, subprocess.Popen[str] | Served], R]
     #: seconds to wait for ``/healthz`` (a fake that generates more at startup wants more)
     timeout: float = 30
+
+    # serving (in the fake's process) --------------------------------------------------
+
+    def click_command(self) -> click.Command:
+        module, _, name = self.command.partition(":")
+        found: click.Command = getattr(importlib.import_module(module), name)
+        return found
+
+    def banner_line(self, settings: F, port: int) -> str:
+        return self.banner.format(s=settings, port=port)
+
+    def serve(self, settings: F) -> None:
+        """Bind ``settings.host:port``, build the app, print the one banner line, serve."""
+        serve_app(lambda: self.create_app(settings), settings.host, settings.port,
+                  lambda port: self.banner_line(settings, port))
+
+    def run(self, options: Mapping[str, Any]) -> None:
+        """The command's body: its options as settings (a bad one exits 2), then serve."""
+        self.serve(settings_or_exit(self.model, dict(options)))
+
+    def serve_in_thread(self, *args: str) -> tuple[Served, str]:
+        """``command ARGS`` served in a thread of this process rather than its own: the
+        settings from the command's options (a bad one raises instead of ending the
+        process), the app built and served as ``serve`` does; the server and the banner
+        line it would print."""
+        command = self.click_command()
+        settings = self.model.model_validate(command.make_context(command.name, list(args)).params)
+        served = serve_in_thread(lambda: self.create_app(settings), settings.host, settings.port)
+        return served, self.banner_line(settings, served.port)
+
+    def main(self) -> None:
+        self.click_command()()
+
+    # starting (from a test, a benchmark, a script) -------------------------------------
 
     def launch(self, *args: str) -> subprocess.Popen[str]:
         """Start ``python -m <module> ARGS --port 0`` (without waiting)."""
@@ -85,7 +131,7 @@ class Launcher(Generic[R]):
 
     def attach(self, started: subprocess.Popen[str], timeout: float | None = None) -> R:
         """Read the banner of a launched shop and wait until it answers ``/healthz``."""
-        running = self.running(process.read_banner(started, self.banner, self.what), started)
+        running = self.running(process.read_banner(started, self.address, self.what), started)
         process.wait_healthy(running.root, started, self.what,
                              self.timeout if timeout is None else timeout)
         return running
@@ -101,10 +147,8 @@ class Launcher(Generic[R]):
     def start_in_thread(self, *args: str) -> R:
         """The shop ``start(*args)`` gives, served in a thread of this process: it answers
         when this returns (a bad argument raises here)."""
-        module = importlib.import_module(self.module)
-        serve: Callable[..., tuple[Served, str]] = module.serve_in_thread
-        served, banner = serve(*args, "--port", "0")
-        match = self.banner.search(banner)
+        served, banner = self.serve_in_thread(*args, "--port", "0")
+        match = self.address.search(banner)
         if match is None:
             served.stop()
             raise RuntimeError(f"{self.what}: no address in its banner {banner!r}")

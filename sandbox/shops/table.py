@@ -7,9 +7,11 @@ platform; so do a store's own changes (what a patch or a new record sets)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from zoneinfo import ZoneInfo
 
 from sandbox.shops.timeline import Clock
 
@@ -122,17 +124,38 @@ class Span(Generic[V]):
         return cut
 
 
+@dataclass
+class Generated:
+    """What a platform's generator makes of a seed: the rows of each resource, and the
+    products an order or a cart may hold, frozen at generation (so that old orders stay the
+    same when a product is later edited or deleted)."""
+
+    rows: dict[str, list[Any]] = field(default_factory=dict)
+    sellable: list[Any] = field(default_factory=list)
+
+
 class Shop(Clock):
-    """A fake shop's state as every store keeps it: its settings and seed, one ``Table`` a
-    resource (``table`` options: the platform's refusal and sort keys), and records built by
-    the platform's ``builders`` with the fields tests patched laid over them."""
+    """A fake shop's state as every store keeps it: its settings, seed and timezone, one
+    ``Table`` a resource (``table`` options: the platform's refusal and sort keys), the
+    generated sellable products and each product's options (the ``options`` resource's rows
+    by ``parent``), and records built by the platform's ``builders`` with the fields tests
+    patched laid over them."""
 
     builders: ClassVar[Mapping[str, Callable[[Any, Any], dict[str, Any]]]]
+    #: the resource whose rows are a product's options (variations, child products…)
+    options: ClassVar[str]
 
-    def __init__(self, settings: Any, rows: Mapping[str, Iterable[Any]], **table: Any) -> None:
+    def __init__(self, settings: Any, generated: Generated, **table: Any) -> None:
         self.settings = settings
         self.seed: int = settings.seed
-        self.tables = {name: Table(name, made, **table) for name, made in rows.items()}
+        self.tz = ZoneInfo(settings.timezone)
+        self.tables = {name: Table(name, made, **table) for name, made in generated.rows.items()}
+        self.sellable = generated.sellable
+        #: product id -> the ids of its options, in id order
+        self.children: dict[int, list[int]] = defaultdict(list)
+        for row in self.tables[self.options].rows.values():
+            if row.parent:
+                self.children[row.parent].append(row.id)
 
     def record(self, resource: str, row: Any) -> dict[str, Any]:
         return self.tables[resource].patched(row.id, self.builders[resource](self, row))

@@ -29,6 +29,6 @@ from sandbox.shops.cli import hosting_options, listen_options, size_options
 def command(**options: object) -> None:
     """Serve a fake Magento 2 shop: REST API at /rest/<store>/V1 (bearer token
     shopsync-fake-magento-token) plus /__fake__ to change records between reads."""
-    from sandbox.shops.magento.serve import ENTRY
+    from sandbox.shops.magento.launch import LAUNCHER
 
-    ENTRY.run(options)
+    LAUNCHER.run(options)

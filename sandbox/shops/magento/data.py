@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sandbox.shops import basket, people
 from sandbox.shops.magento import names
 from sandbox.shops.people import Personas, odd_at
+from sandbox.shops.table import Generated
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
 
 QUOTE_LIFETIME = 30 * 86400
@@ -55,12 +56,6 @@ class Sellable:
     name: str
     price: int
     children: tuple[tuple[int, str, str, int], ...] = ()  # (id, sku, name, price)
-
-
-@dataclass
-class Generated:
-    rows: dict[str, list[Row]] = field(default_factory=dict)
-    sellable: list[Sellable] = field(default_factory=list)
 
 
 #: the generator of one record's fields (``people.rng_for``)

@@ -18,9 +18,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from sandbox.shops.control import Control
+from sandbox.shops.hosting import FAKE_PREFIX
 from sandbox.shops.magento.errors import MagentoError, no_route, not_authorized
 from sandbox.shops.magento.records import utc_text
-from sandbox.shops.magento.settings import FAKE_PREFIX
 from sandbox.shops.magento.store import RESOURCES, Store, parse_time
 
 

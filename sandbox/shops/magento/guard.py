@@ -14,7 +14,7 @@ import orjson
 from starlette.types import Receive, Scope, Send
 
 from sandbox.shops import hosting
-from sandbox.shops.magento.settings import FAKE_PREFIX, REST_PREFIX
+from sandbox.shops.magento.settings import REST_PREFIX
 
 _PAGES = {
     502: ("text/html; charset=UTF-8",
@@ -50,7 +50,6 @@ class Gate(hosting.Gate):
 
     platform = "magento"
     fault_kinds = (429, 503, 502, 504, 403)
-    fake_prefix = FAKE_PREFIX
 
     def is_api(self, path: str) -> bool:
         return path.startswith((REST_PREFIX, "/index.php" + REST_PREFIX))

@@ -1,6 +1,7 @@
-"""Starting a fake Magento shop in a subprocess and waiting until it answers: for tests,
-benchmarks and scripts that want a real server on a free localhost port (the shared part is
-``sandbox.shops.launch``); ``start_in_thread`` serves it in a thread of this process."""
+"""The fake Magento shop's process entry (``python -m sandbox.shops.magento.launch``;
+``shopsync fake-shop magento`` runs the same), and starting it in a subprocess or a thread
+of this process for tests, benchmarks and scripts (the shared part is
+``sandbox.shops.launch``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
-from sandbox.shops.magento.settings import DEFAULT_TOKEN
+from sandbox.shops.magento.app import create_app
+from sandbox.shops.magento.settings import DEFAULT_TOKEN, FakeMagentoSettings
 
 
 @dataclass
@@ -31,8 +33,15 @@ class RunningFakeMagento(RunningFake):
         return {"headers": {"authorization": f"Bearer {self.token}"}}
 
 
-_LAUNCHER = Launcher("sandbox.shops.magento.serve", re.compile(r"magento at (http://\S+/rest/\S+)"),
-                     "fake Magento", RunningFakeMagento)
-launch, attach, start = _LAUNCHER.launch, _LAUNCHER.attach, _LAUNCHER.start
-start_many, start_in_thread = _LAUNCHER.start_many, _LAUNCHER.start_in_thread
-start_many_in_thread = _LAUNCHER.start_many_in_thread
+LAUNCHER = Launcher(
+    "sandbox.shops.magento.launch", "sandbox.shops.magento.command:command",
+    FakeMagentoSettings, create_app,
+    "shopsync fake-shop magento at http://{s.host}:{port}/rest/{s.store_code}"
+    " (bearer token {s.token})",
+    re.compile(r"magento at (http://\S+/rest/\S+)"), "fake Magento", RunningFakeMagento)
+launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
+start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
+start_many_in_thread = LAUNCHER.start_many_in_thread
+
+if __name__ == "__main__":
+    LAUNCHER.main()

@@ -63,8 +63,6 @@ ORDER_STATES = (
     ("pending_payment", "pending_payment", 3), ("holded", "holded", 3),
     ("canceled", "canceled", 8), ("closed", "closed", 5), ("payment_review", "fraud", 2),
 )
-#: the custom status above, with its label (stores define such statuses in the admin)
-CUSTOM_STATUSES = {"ready_for_pickup": "Ready for Pickup"}
 
 #: (code, percent)
 COUPONS = (("WELCOME10", 10), ("SUMMER15", 15), ("ÉTÉ25", 25))

@@ -13,8 +13,6 @@ DEFAULT_TOKEN = "shopsync-fake-magento-token"
 DEFAULT_ADMIN_USERNAME = "admin"
 DEFAULT_ADMIN_PASSWORD = "shopsync-fake-admin1"
 REST_PREFIX = "/rest"
-FAKE_PREFIX = "/__fake__"
-MAGENTO_VERSION = "2.4.7-p3"
 
 
 class FakeMagentoSettings(HostedShopSettings):

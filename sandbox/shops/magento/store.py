@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -29,18 +28,14 @@ def parse_time(value: Any) -> int:
 
 class Store(Shop):
     builders = records.BUILDERS
+    options = "products"  # a configurable product's children are products
     tables: dict[str, Table[Row]]
 
     def __init__(self, settings: FakeMagentoSettings) -> None:
         generated = generate(settings.seed, customers=settings.customers, orders=settings.orders,
                              products=settings.products, carts=settings.active_carts)
-        super().__init__(settings, generated.rows, missing=no_entity, sort_keys=_SORT_KEYS)
+        super().__init__(settings, generated, missing=no_entity, sort_keys=_SORT_KEYS)
         self.currency = settings.currency
-        self.sellable = generated.sellable
-        self.children: dict[int, list[int]] = defaultdict(list)
-        for row in self.tables["products"].rows.values():
-            if row.parent:
-                self.children[row.parent].append(row.id)
         self.admin_tokens: dict[str, int] = {}
 
     # tokens (now comes from the clock) ------------------------------------------------

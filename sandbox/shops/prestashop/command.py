@@ -27,6 +27,6 @@ from sandbox.shops.cli import hosting_options, listen_options, size_options
 def command(**options: object) -> None:
     """Serve a fake PrestaShop shop: the webservice at /api (key
     SHOPSYNCFAKEPRESTASHOPWEBSERVICE as the Basic user name) plus /__fake__ to change it."""
-    from sandbox.shops.prestashop.serve import ENTRY
+    from sandbox.shops.prestashop.launch import LAUNCHER
 
-    ENTRY.run(options)
+    LAUNCHER.run(options)

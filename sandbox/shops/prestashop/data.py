@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.shops import basket, people
+from sandbox.shops import basket, people, table
 from sandbox.shops.people import Personas
 from sandbox.shops.prestashop import names
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
@@ -54,9 +54,7 @@ class Sellable:
 
 
 @dataclass
-class Generated:
-    rows: dict[str, list[Row]] = field(default_factory=dict)
-    sellable: list[Sellable] = field(default_factory=list)
+class Generated(table.Generated):
     #: product id -> its name in each language
     titles: dict[int, dict[int, str]] = field(default_factory=dict)
 

@@ -28,8 +28,8 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from sandbox.shops.control import Control, FakeError
+from sandbox.shops.hosting import FAKE_PREFIX
 from sandbox.shops.prestashop.fields import RESOURCES
-from sandbox.shops.prestashop.settings import FAKE_PREFIX
 from sandbox.shops.prestashop.store import Store
 
 __all__ = ["FakeError", "respond", "router"]

@@ -21,12 +21,7 @@ from starlette.types import Message, Receive, Scope, Send
 from sandbox.shops import hosting
 from sandbox.shops.prestashop.errors import REALM, PSError, auth_error, webservice_disabled
 from sandbox.shops.prestashop.render import error_content, wants_json
-from sandbox.shops.prestashop.settings import (
-    API_PREFIX,
-    FAKE_PREFIX,
-    LIMITED_KEY,
-    FakePrestaSettings,
-)
+from sandbox.shops.prestashop.settings import API_PREFIX, LIMITED_KEY, FakePrestaSettings
 
 _PAGES = {
     429: "<!DOCTYPE html>\n<html><head><title>429 Too Many Requests</title></head><body>"
@@ -74,7 +69,6 @@ class Gate(hosting.Gate):
     platform = "prestashop"
     #: 200: the answer comes, preceded by a PHP notice
     fault_kinds = (429, 503, 502, 500, 200)
-    fake_prefix = FAKE_PREFIX
     settings: FakePrestaSettings
 
     def is_api(self, path: str) -> bool:

@@ -1,6 +1,7 @@
-"""Starting a fake PrestaShop shop in a subprocess and waiting until it answers: for tests,
-benchmarks and scripts that want a real server on a free localhost port (the shared part is
-``sandbox.shops.launch``); ``start_in_thread`` serves it in a thread of this process."""
+"""The fake PrestaShop shop's process entry (``python -m sandbox.shops.prestashop.launch``;
+``shopsync fake-shop prestashop`` runs the same), and starting it in a subprocess or a
+thread of this process for tests, benchmarks and scripts (the shared part is
+``sandbox.shops.launch``)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from typing import Any
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
-from sandbox.shops.prestashop.settings import DEFAULT_KEY
+from sandbox.shops.prestashop.app import create_app
+from sandbox.shops.prestashop.settings import DEFAULT_KEY, FakePrestaSettings
 
 
 @dataclass
 class RunningFakeShop(RunningFake):
     api_path = "/api"
     key: str = DEFAULT_KEY
-
 
     def client(self, *, key: str | None = None, json: bool = True, **kwargs: Any) -> httpx.Client:
         """A client on ``/api`` with the shop's key as the Basic user name (``key=""``:
@@ -31,8 +32,15 @@ class RunningFakeShop(RunningFake):
         return {"auth": (self.key, "")}
 
 
-_LAUNCHER = Launcher("sandbox.shops.prestashop.serve", re.compile(r"prestashop at (http://\S+/api)"),
-                     "fake PrestaShop", RunningFakeShop)
-launch, attach, start = _LAUNCHER.launch, _LAUNCHER.attach, _LAUNCHER.start
-start_many, start_in_thread = _LAUNCHER.start_many, _LAUNCHER.start_in_thread
-start_many_in_thread = _LAUNCHER.start_many_in_thread
+LAUNCHER = Launcher(
+    "sandbox.shops.prestashop.launch", "sandbox.shops.prestashop.command:command",
+    FakePrestaSettings, create_app,
+    "shopsync fake-shop prestashop at http://{s.host}:{port}/api (PrestaShop {s.ps_version},"
+    " key {s.key}, timezone {s.timezone}, {s.languages} language(s))",
+    re.compile(r"prestashop at (http://\S+/api)"), "fake PrestaShop", RunningFakeShop)
+launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
+start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
+start_many_in_thread = LAUNCHER.start_many_in_thread
+
+if __name__ == "__main__":
+    LAUNCHER.main()

@@ -13,7 +13,6 @@ DEFAULT_KEY = "SHOPSYNCFAKEPRESTASHOPWEBSERVICE"
 #: a second key that may read everything but customers and configurations
 LIMITED_KEY = "SHOPSYNCLIMITEDKEYNOCUSTOMERS000"
 API_PREFIX = "/api"
-FAKE_PREFIX = "/__fake__"
 VERSIONS = {"1.7": "1.7.8.11", "8": "8.1.7"}
 
 

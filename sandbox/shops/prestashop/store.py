@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sandbox.shops.prestashop import records, sales  # noqa: F401  (sales registers builders)
 from sandbox.shops.prestashop.data import Row, generate
-from sandbox.shops.prestashop.fields import DATED, INDEX, RESOURCES
+from sandbox.shops.prestashop.fields import DATED, INDEX
 from sandbox.shops.prestashop.records import ZERO_DATE, I18n
 from sandbox.shops.prestashop.settings import FakePrestaSettings
 from sandbox.shops.table import Shop, Table
@@ -21,6 +20,7 @@ SOFT_DELETABLE = frozenset({"customers", "addresses", "carriers", "order_states"
 
 class Store(Shop):
     builders = records.BUILDERS
+    options = "combinations"
     settings: FakePrestaSettings
     tables: dict[str, Table[Row]]
 
@@ -30,13 +30,8 @@ class Store(Shop):
                              orders=settings.orders, products=settings.products,
                              abandoned=settings.orders // 3 if abandoned is None else abandoned,
                              languages=settings.languages)
-        super().__init__(settings, {name: generated.rows.get(name, []) for name in RESOURCES})
-        self.tz = ZoneInfo(settings.timezone)
-        self.sellable = generated.sellable
+        super().__init__(settings, generated)
         self.titles = generated.titles
-        self.children: dict[int, list[int]] = defaultdict(list)
-        for combo in self.tables["combinations"].rows.values():
-            self.children[combo.parent].append(combo.id)
         self.addresses_of: dict[int, list[int]] = defaultdict(list)
         for addr in self.tables["addresses"].rows.values():
             if addr.customer and not addr.flag:

@@ -35,6 +35,6 @@ from sandbox.shops.cli import hosting_options, listen_options, size_options
 def command(**options: object) -> None:
     """Serve a fake Shopify shop: the Admin GraphQL API at /admin/api/VERSION/graphql.json
     (X-Shopify-Access-Token shpat_shopsync_fake) plus /__fake__ to change records."""
-    from sandbox.shops.shopify.serve import ENTRY
+    from sandbox.shops.shopify.launch import LAUNCHER
 
-    ENTRY.run(options)
+    LAUNCHER.run(options)

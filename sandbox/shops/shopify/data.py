@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sandbox.shops import basket, people
 from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.shopify import names
+from sandbox.shops.table import Generated
 from sandbox.shops.timeline import BULK_EDITS, END, change_times
 
 #: the bulk edits of every fake, and one on abandoned checkouts
@@ -57,12 +58,6 @@ class Sellable:
     title: str
     vendor: str
     variants: tuple[tuple[int, str, int, str], ...]  # (id, title, price in cents, sku)
-
-
-@dataclass
-class Generated:
-    rows: dict[str, list[Row]] = field(default_factory=dict)
-    sellable: list[Sellable] = field(default_factory=list)
 
 
 #: the generator of one record's fields (``people.rng_for``)

@@ -203,18 +203,14 @@ def page_rows(rows: list[Row], keys: list[Any], sort: Callable[[Row], Any], ctx:
     reverse = bool(args.get("reverse"))
     low, high = 0, len(rows)
     after, before = args.get("after"), args.get("before")
-    if after:
-        mark = tuple(decode_cursor(after, node, path))
-        if reverse:
-            high = min(high, bisect_left(keys, mark))
-        else:
-            low = max(low, bisect_right(keys, mark))
-    if before:
-        mark = tuple(decode_cursor(before, node, path))
-        if reverse:
-            low = max(low, bisect_right(keys, mark))
-        else:
-            high = min(high, bisect_left(keys, mark))
+    # ``after`` keeps the keys above its mark (``before`` does when reversed), else below it
+    for cursor, above in ((after, not reverse), (before, reverse)):
+        if cursor:
+            mark = tuple(decode_cursor(cursor, node, path))
+            if above:
+                low = max(low, bisect_right(keys, mark))
+            else:
+                high = min(high, bisect_left(keys, mark))
     span = Span(rows, low, max(low, high))
     left = len(span)
     if args.get("first") is not None:

@@ -33,10 +33,10 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from sandbox.shops.control import Control, Endpoint, FakeError
+from sandbox.shops.hosting import FAKE_PREFIX
 from sandbox.shops.shopify.bulk import FAULTS, BulkOperation
 from sandbox.shops.shopify.data import BASE
 from sandbox.shops.shopify.records import iso
-from sandbox.shops.shopify.settings import FAKE_PREFIX
 from sandbox.shops.shopify.store import RESOURCES, NotFound, Store, parse_time
 
 

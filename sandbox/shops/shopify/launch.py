@@ -1,6 +1,7 @@
-"""Starting a fake Shopify shop in a subprocess and waiting until it answers: for tests,
-benchmarks and scripts that want a real server on a free localhost port (the shared part is
-``sandbox.shops.launch``); ``start_in_thread`` serves it in a thread of this process."""
+"""The fake Shopify shop's process entry (``python -m sandbox.shops.shopify.launch``;
+``shopsync fake-shop shopify`` runs the same), and starting it in a subprocess or a thread
+of this process for tests, benchmarks and scripts (the shared part is
+``sandbox.shops.launch``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any, ClassVar
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
-from sandbox.shops.shopify.settings import DEFAULT_TOKEN
+from sandbox.shops.shopify.app import create_app
+from sandbox.shops.shopify.settings import DEFAULT_TOKEN, FakeShopifySettings
 
 VERSION = "2025-10"
 
@@ -41,8 +43,16 @@ class RunningFakeShopify(RunningFake):
         return {"headers": {"X-Shopify-Access-Token": self.token}}
 
 
-_LAUNCHER = Launcher("sandbox.shops.shopify.serve", re.compile(r"shopify at (http://\S+?)/admin/api"),
-                     "fake Shopify", RunningFakeShopify, timeout=60)
-launch, attach, start = _LAUNCHER.launch, _LAUNCHER.attach, _LAUNCHER.start
-start_many, start_in_thread = _LAUNCHER.start_many, _LAUNCHER.start_in_thread
-start_many_in_thread = _LAUNCHER.start_many_in_thread
+LAUNCHER = Launcher(
+    "sandbox.shops.shopify.launch", "sandbox.shops.shopify.command:command",
+    FakeShopifySettings, create_app,
+    "shopsync fake-shop shopify at http://{s.host}:{port}/admin/api/{{version}}/graphql.json"
+    " (access token {s.token})",
+    re.compile(r"shopify at (http://\S+?)/admin/api"), "fake Shopify", RunningFakeShopify,
+    timeout=60)
+launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
+start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
+start_many_in_thread = LAUNCHER.start_many_in_thread
+
+if __name__ == "__main__":
+    LAUNCHER.main()

@@ -39,19 +39,5 @@ DISCOUNTS = (
 )
 FINANCIAL_STATUSES = (("PAID", 62), ("PENDING", 8), ("AUTHORIZED", 6), ("PARTIALLY_PAID", 2),
                       ("PARTIALLY_REFUNDED", 5), ("REFUNDED", 6), ("VOIDED", 4), ("EXPIRED", 2))
-#: the OrderDisplayFinancialStatus enum, as introspection shows it
-FINANCIAL_ENUM = (
-    ("AUTHORIZED", "Displayed as **Authorized**."), ("EXPIRED", "Displayed as **Expired**."),
-    ("PAID", "Displayed as **Paid**."), ("PARTIALLY_PAID", "Displayed as **Partially paid**."),
-    ("PARTIALLY_REFUNDED", "Displayed as **Partially refunded**."),
-    ("PENDING", "Displayed as **Pending**."), ("REFUNDED", "Displayed as **Refunded**."),
-    ("VOIDED", "Displayed as **Voided**."),
-)
-FULFILLMENT_ENUM = (
-    ("FULFILLED", "Displayed as **Fulfilled**."), ("IN_PROGRESS", "Displayed as **In progress**."),
-    ("ON_HOLD", "Displayed as **On hold**."), ("OPEN", "Displayed as **Open**."),
-    ("PARTIALLY_FULFILLED", "Displayed as **Partially fulfilled**."),
-    ("PENDING_FULFILLMENT", "Displayed as **Pending fulfillment**."),
-    ("RESTOCKED", "Displayed as **Restocked**."), ("SCHEDULED", "Displayed as **Scheduled**."),
-    ("UNFULFILLED", "Displayed as **Unfulfilled**."),
-)
+FULFILLMENT_STATUSES = ("FULFILLED", "IN_PROGRESS", "ON_HOLD", "OPEN", "PARTIALLY_FULFILLED",
+                        "PENDING_FULFILLMENT", "RESTOCKED", "SCHEDULED", "UNFULFILLED")

@@ -63,8 +63,14 @@ GID_TYPES = {"Order": "orders", "Customer": "customers", "Product": "products",
              "ProductVariant": "variants", "Collection": "collections",
              "AbandonedCheckout": "checkouts", "DiscountCodeNode": "discounts",
              "BasicEvent": "events"}
-ENUMS = {"OrderDisplayFinancialStatus": names.FINANCIAL_ENUM,
-         "OrderDisplayFulfillmentStatus": names.FULFILLMENT_ENUM}
+#: the enums introspection shows: each value is described as Shopify's admin displays it
+ENUMS = {"OrderDisplayFinancialStatus": sorted(s for s, _ in names.FINANCIAL_STATUSES),
+         "OrderDisplayFulfillmentStatus": names.FULFILLMENT_STATUSES}
+
+
+def _words(value: str) -> str:
+    """An enum value as the admin shows it: ``PARTIALLY_PAID`` is "Partially paid"."""
+    return value.replace("_", " ").capitalize()
 
 
 def matching_rows(ctx: Context, root: str, args: dict[str, Any], node: FieldNode,
@@ -167,9 +173,10 @@ def resolve_query_field(ctx: Context, node: FieldNode) -> Any:
         if values is None:
             return None
         enum = {"__typename": "__Type", "name": args["name"], "kind": "ENUM", "description": None,
-                "enumValues": [{"__typename": "__EnumValue", "name": n, "description": d,
+                "enumValues": [{"__typename": "__EnumValue", "name": n,
+                                "description": f"Displayed as **{_words(n)}**.",
                                 "isDeprecated": False, "deprecationReason": None}
-                               for n, d in values]}
+                               for n in values]}
         return project(ctx, enum, node.selection_set, path)
     raise QueryError(f"Field '{name}' doesn't exist on type 'QueryRoot'", "undefinedField",
                      node, path, typeName="QueryRoot", fieldName=name)

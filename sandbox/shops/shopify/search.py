@@ -9,9 +9,11 @@ know is ignored with a warning in ``extensions.search``, as Shopify does.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sandbox.shops.shopify.data import Row
@@ -53,16 +55,8 @@ def _unquote(value: str) -> str:
     return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
 
 
-def _compare(op: str, a: object, b: object) -> bool:
-    if op == "<":
-        return a < b  # type: ignore[operator]
-    if op == "<=":
-        return a <= b  # type: ignore[operator]
-    if op == ">":
-        return a > b  # type: ignore[operator]
-    if op == ">=":
-        return a >= b  # type: ignore[operator]
-    return a == b
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "=": operator.eq}
 
 
 class _Parser:
@@ -135,13 +129,13 @@ class _Parser:
             target = int(digits)
         else:
             target = value.lower() if kind == "lower" else value
-        comparator = op or "="
+        compare = _COMPARE[op or "="]
 
         def check(r: Row) -> bool:
             got = getattr(r, attr)
             if kind == "lower":
                 got = str(got).lower()
-            return _compare(comparator, got, target) != bool(negate)
+            return compare(got, target) != bool(negate)
 
         return check
 

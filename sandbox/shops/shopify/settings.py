@@ -10,7 +10,6 @@ from sandbox.shops.settings import FakeShopSettings, Port
 DEFAULT_TOKEN = "shpat_shopsync_fake"
 #: stable versions the fake serves; an older one falls forward to the oldest, as Shopify does
 SUPPORTED_VERSIONS = ("2025-01", "2025-04", "2025-07", "2025-10", "2026-01")
-FAKE_PREFIX = "/__fake__"
 FILES_PREFIX = "/__files__"
 
 

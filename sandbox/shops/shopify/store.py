@@ -3,7 +3,7 @@ the cost buckets and the bulk operations."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -45,19 +45,15 @@ class Bucket(TokenBucket):
 
 class Store(Shop):
     builders = records.BUILDERS
+    options = "variants"
     tables: dict[str, Table[Row]]
 
     def __init__(self, settings: FakeShopifySettings) -> None:
         generated = generate(settings.seed, customers=settings.customers,
                              orders=settings.orders, products=settings.products,
                              checkouts=settings.checkout_count)
-        super().__init__(settings, generated.rows, missing=_not_found)
+        super().__init__(settings, generated, missing=_not_found)
         self.currency = settings.currency
-        self.tz = ZoneInfo(settings.timezone)
-        self.sellable = generated.sellable
-        self.children: dict[int, list[int]] = defaultdict(list)
-        for v in self.tables["variants"].rows.values():
-            self.children[v.parent].append(v.id)
         self.variant_position = {vid: i for kids in self.children.values()
                                  for i, vid in enumerate(kids)}
         self.collection_sizes = Counter(

@@ -18,6 +18,6 @@ from sandbox.shops.cli import hosting_options, listen_options, size_options
 def command(**options: object) -> None:
     """Serve a fake WooCommerce shop: REST API v3 at /wp-json/wc/v3 (key ck_shopsync_fake,
     secret cs_shopsync_fake) plus /__fake__ to change records between reads."""
-    from sandbox.shops.woocommerce.serve import ENTRY
+    from sandbox.shops.woocommerce.launch import LAUNCHER
 
-    ENTRY.run(options)
+    LAUNCHER.run(options)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from sandbox.shops import basket, people
+from sandbox.shops import basket, people, table
 from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.timeline import BULK_EDITS, START, change_times
 from sandbox.shops.woocommerce import names
@@ -52,9 +52,7 @@ class Sellable:
 
 
 @dataclass
-class Generated:
-    rows: dict[str, list[Row]] = field(default_factory=dict)
-    sellable: list[Sellable] = field(default_factory=list)
+class Generated(table.Generated):
     negative: Sellable | None = None
     next_post_id: int = FIRST_POST_ID
 

@@ -29,9 +29,9 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from sandbox.shops.control import Control
+from sandbox.shops.hosting import FAKE_PREFIX
 from sandbox.shops.woocommerce.errors import WooError, no_route
 from sandbox.shops.woocommerce.http import require_auth, respond, with_links
-from sandbox.shops.woocommerce.settings import FAKE_PREFIX
 from sandbox.shops.woocommerce.store import RESOURCES, Store, parse_datetime
 
 

@@ -18,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 
 from sandbox.shops import hosting
 from sandbox.shops.woocommerce.errors import WooError, authentication_error
-from sandbox.shops.woocommerce.settings import API_PREFIX, FAKE_PREFIX, FakeWooSettings
+from sandbox.shops.woocommerce.settings import API_PREFIX, FakeWooSettings
 
 _CLOUDFLARE_502 = (
     "<!DOCTYPE html>\n<html><head><title>example.com | 502: Bad gateway</title></head>"
@@ -74,7 +74,6 @@ class Gate(hosting.Gate):
 
     platform = "woocommerce"
     fault_kinds = (429, 503, 502, 403)
-    fake_prefix = FAKE_PREFIX
     settings: FakeWooSettings
 
     def is_api(self, path: str) -> bool:

@@ -1,6 +1,7 @@
-"""Starting a fake WooCommerce shop in a subprocess and waiting until it answers: for tests,
-benchmarks and scripts that want a real server on a free localhost port (the shared part is
-``sandbox.shops.launch``); ``start_in_thread`` serves it in a thread of this process."""
+"""The fake WooCommerce shop's process entry (``python -m sandbox.shops.woocommerce.launch``;
+``shopsync fake-shop woocommerce`` runs the same), and starting it in a subprocess or a
+thread of this process for tests, benchmarks and scripts (the shared part is
+``sandbox.shops.launch``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ from typing import Any
 import httpx
 
 from sandbox.shops.launch import Launcher, RunningFake
-from sandbox.shops.woocommerce.settings import DEFAULT_CONSUMER_KEY, DEFAULT_CONSUMER_SECRET
+from sandbox.shops.woocommerce.app import create_app
+from sandbox.shops.woocommerce.settings import (
+    DEFAULT_CONSUMER_KEY,
+    DEFAULT_CONSUMER_SECRET,
+    FakeWooSettings,
+)
 
 
 @dataclass
@@ -19,7 +25,6 @@ class RunningFakeShop(RunningFake):
     api_path = "/wp-json/wc/v3"
     key: str = DEFAULT_CONSUMER_KEY
     secret: str = DEFAULT_CONSUMER_SECRET
-
 
     def client(self, *, auth: tuple[str, str] | None | bool = True, **kwargs: Any) -> httpx.Client:
         """A client on the API root, with the shop's key by HTTP Basic (``auth=False``: none)."""
@@ -30,9 +35,15 @@ class RunningFakeShop(RunningFake):
         return {"auth": (self.key, self.secret)}
 
 
-_LAUNCHER = Launcher("sandbox.shops.woocommerce.serve",
-                     re.compile(r"woocommerce at (http://\S+/wp-json/wc/v3)"), "fake WooCommerce",
-                     RunningFakeShop)
-launch, attach, start = _LAUNCHER.launch, _LAUNCHER.attach, _LAUNCHER.start
-start_many, start_in_thread = _LAUNCHER.start_many, _LAUNCHER.start_in_thread
-start_many_in_thread = _LAUNCHER.start_many_in_thread
+LAUNCHER = Launcher(
+    "sandbox.shops.woocommerce.launch", "sandbox.shops.woocommerce.command:command",
+    FakeWooSettings, create_app,
+    "shopsync fake-shop woocommerce at http://{s.host}:{port}/wp-json/wc/v3"
+    " (consumer key {s.consumer_key}, secret {s.consumer_secret})",
+    re.compile(r"woocommerce at (http://\S+/wp-json/wc/v3)"), "fake WooCommerce", RunningFakeShop)
+launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
+start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
+start_many_in_thread = LAUNCHER.start_many_in_thread
+
+if __name__ == "__main__":
+    LAUNCHER.main()

@@ -8,7 +8,6 @@ from sandbox.shops.settings import HostedShopSettings
 DEFAULT_CONSUMER_KEY = "ck_shopsync_fake"
 DEFAULT_CONSUMER_SECRET = "cs_shopsync_fake"
 API_PREFIX = "/wp-json/wc/v3"
-FAKE_PREFIX = "/__fake__"
 
 
 class FakeWooSettings(HostedShopSettings):

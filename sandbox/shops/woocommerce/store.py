@@ -3,11 +3,10 @@ timezone."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sandbox.shops.table import Shop, Table
 from sandbox.shops.woocommerce import records
@@ -27,23 +26,19 @@ _SORT_KEYS: dict[str, Callable[[Row], Any]] = {
 
 class Store(Shop):
     builders = records.BUILDERS
+    options = "variations"
     tables: dict[str, Table[Row]]
 
     def __init__(self, settings: FakeWooSettings) -> None:
         generated = generate(settings.seed, customers=settings.customers,
                              orders=settings.orders, products=settings.products)
-        super().__init__(settings, generated.rows, missing=lambda name, _: invalid_id(name),
+        super().__init__(settings, generated, missing=lambda name, _: invalid_id(name),
                          sort_keys=_SORT_KEYS)
         self.currency = settings.currency
-        self.tz = ZoneInfo(settings.timezone)
-        self.sellable = generated.sellable
         self.negative = generated.negative
         self.next_post_id = generated.next_post_id
         #: resource -> the status its listing answers until cleared (``/__fake__/…/fail``)
         self.failing: dict[str, int] = {}
-        self.children: dict[int, list[int]] = defaultdict(list)
-        for v in self.tables["variations"].rows.values():
-            self.children[v.parent].append(v.id)
         self.category_counts = Counter(
             records.product_category(p) for p in self.tables["products"].rows.values()
             if p.status == "publish")

@@ -13,6 +13,7 @@ import pytest
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.marketing.samples import sample_resources
 from pipelines.engine.quality import check, check_items
+from pipelines.engine.quality.frame import item_frame
 from pipelines.engine.quality.plan import reference
 from tests.engine.quality_support import KNOWN, faulty, keyed, valid
 
@@ -39,7 +40,7 @@ def test_the_planned_validation_finds_what_batch_validate_finds(resource: str,
     with the same items, in both result formats."""
     compiled = check._compile(resource, after_models)
     assert compiled is not None
-    frame = check.item_frame(compiled.suite, faulty(resource), KNOWN, compiled.columns)
+    frame = item_frame(compiled.suite, faulty(resource), KNOWN, compiled.columns)
     expectations = {name: rule.expectation for name, rule in compiled.rules.items()}
     for fmt in ("boolean", "complete"):
         planned = compiled.plan.run(frame, dict.fromkeys(compiled.rules, fmt))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -44,19 +45,31 @@ HOW_TO = (
 )
 
 
-#: folders whose tests run whole commands or Dagster runs (seconds each, not milliseconds);
-#: ui (a browser on `shopsync dev`: minutes) first of all
-LONG_FIRST = ("ui", "pipelines", "assets")
+#: the browser's tests (one `shopsync dev`, minutes in all, on one worker): first of all
+FIRST = "ui"
+#: folders whose tests run whole commands or Dagster runs (seconds each, several processes)
+LONG = ("pipelines", "assets")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long tests first: the parallel workers take them on while the many short ones
-    fill in around them, instead of one worker being left with a long test at the end."""
-    def long_first(item: pytest.Item) -> int:
-        folder = item.path.parent.name
-        return LONG_FIRST.index(folder) if folder in LONG_FIRST else len(LONG_FIRST)
-
-    items.sort(key=long_first)  # stable: the order within each group is kept
+    """The browser's tests first, then the modules of long tests spread evenly among the first
+    two thirds of the other modules (a module's tests stay together, for its fixtures). A
+    worker at a long test then shares its core with one at short tests rather than with
+    another long one (all of them at once each took two to three times as long), and no worker
+    is left with a long test at the end."""
+    modules: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.path, []).append(item)
+    first = [m for path, m in modules.items() if path.parent.name == FIRST]
+    long = [m for path, m in modules.items() if path.parent.name in LONG]
+    short = [m for path, m in modules.items() if path.parent.name not in (FIRST, *LONG)]
+    every = max(1, (2 * len(short)) // (3 * len(long))) if long else 1
+    spread: list[list[pytest.Item]] = []
+    for n, module in enumerate(short):
+        if n % every == 0 and long:
+            spread.append(long.pop(0))
+        spread.append(module)
+    items[:] = [item for module in (*first, *spread, *long) for item in module]
 
 
 @pytest.fixture(scope="session")

@@ -57,12 +57,18 @@ def demo(platform_name: str, as_json: bool, orders: int, customers: int, product
         sys.exit(1)
 
 
-def dev_home(platform_name: str) -> Path:
+def dev_home(platform_name: str, shopsync_home: Path | None = None) -> Path:
     """``$SHOPSYNC_HOME/dev/PLATFORM`` (``~/.shopsync/dev/…``): the demo's ledger, the
     sandbox's data and Dagster's instance, kept across restarts, apart from a real ledger and
-    from the other platforms' demos (each its own shop behind the same source name)."""
-    home = Path(os.environ.get("SHOPSYNC_HOME") or "~/.shopsync").expanduser().absolute()
-    return home / "dev" / platform_name
+    from the other platforms' demos (each its own shop behind the same source name).
+    ``shopsync_home``: in place of ``$SHOPSYNC_HOME`` (a benchmark reading a dev's instance)."""
+    home = shopsync_home or Path(os.environ.get("SHOPSYNC_HOME") or "~/.shopsync")
+    return home.expanduser().absolute() / "dev" / platform_name
+
+
+def dev_instance_home(platform_name: str, shopsync_home: Path | None = None) -> Path:
+    """Dagster's instance of ``shopsync dev`` (its ``DAGSTER_HOME``), in ``dev_home``."""
+    return dev_home(platform_name, shopsync_home) / "dagster"
 
 
 def write_instance(dagster_home: Path) -> Path:
@@ -166,8 +172,8 @@ def dev(platform_name: str, orders: int, port: int, host: str, sandbox_port: int
     )
 
     home = dev_home(platform_name)
-    dagster_home = home / "dagster"
-    workspace = write_instance(dagster_home)
+    instance_home = dev_instance_home(platform_name)
+    workspace = write_instance(instance_home)
     local = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     ui_port = port or free_port(local)
     url = f"http://{local if ':' not in local else f'[{local}]'}:{ui_port}"
@@ -183,10 +189,10 @@ def dev(platform_name: str, orders: int, port: int, host: str, sandbox_port: int
                    SANDBOX_URL_ENV: sandbox.url, SHOP_URL_ENV: shop.url,
                    STATE_URL_ENV: f"sqlite:///{home / 'state.db'}",
                    AUTOMATION_ENV: "on" if automation else "off",
-                   "DAGSTER_HOME": str(dagster_home)}
+                   "DAGSTER_HOME": str(instance_home)}
             env.pop("SHOPSYNC_CONFIG", None)
             click.echo(f"sandbox {sandbox.url}, fake {platform_name} shop {shop.url};"
-                       f" starting Dagster in {dagster_home}", err=True)
+                       f" starting Dagster in {instance_home}", err=True)
             # its own session: Ctrl-C reaches it once, from us, and it stops in its own order
             dagster = subprocess.Popen(
                 [sys.executable, "-m", "dagster_dg_cli.cli", "dev", "-w", str(workspace),

@@ -5,7 +5,8 @@ before diffing. Items breaking a blocking rule are quarantined with the rule's n
 rest flow on. ``summarize`` folds a run's reports — these, and those of the rows held back
 before the suite (``held.py``) — into what the Dagster asset check shows.
 
-Cost: GX takes 3 to 5 CPU-s to import (and ~250 MB). A sync starts that import in a thread
+Cost: GX and the packages it shares take ~1.5 CPU-s to import (``deferred.py`` leaves out
+the half our rules never use). A sync starts that import in a thread
 (``prepare``) so that it overlaps the opening of connections and the reading: a stream whose
 suite is not planned yet reads ahead (``suite_pending``, ``engine/read_ahead.py``) instead of
 stalling on the first chunk; a sync that finds nothing to send pays it all the same. Each suite is planned once per process (``plan.py``): per batch GX then only resolves the

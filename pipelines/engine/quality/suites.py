@@ -22,7 +22,8 @@ counts the lines whose product is not among the known ones (a join GX cannot do 
 cost down: each expectation costs GX a few ms per batch, whatever its size (``plan.py``), and
 more with long value lists, so code lists are regexes (written as tries: ``one_of``).
 
-GX is imported only inside ``rules_for`` (about 3 s of imports): loading this module is free.
+GX is imported only inside ``rules_for`` (about 1 CPU-s of imports, without the libraries
+``deferred.py`` keeps for when they are used): loading this module is free.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Literal
+
+from pipelines.engine.quality.deferred import defer
 
 if TYPE_CHECKING:
     from great_expectations.expectations import Expectation
@@ -207,6 +210,7 @@ def rules_for(resource: str) -> Suite | None:
     if shape is None:
         return None
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # read when GX builds a context
+    defer()  # what GX imports and our rules never use (half of its import)
     import great_expectations.expectations as gxe
     from great_expectations.expectations.row_conditions import Column
 

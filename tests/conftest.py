@@ -49,6 +49,9 @@ HOW_TO = (
 FIRST = "ui"
 #: folders whose tests run whole commands or Dagster runs (seconds each, several processes)
 LONG = ("pipelines", "assets")
+#: a module whose test keeps both cores busy with processes of its own (celery's workers, the
+#: run's process, the same run in process): last, when the other workers have run out of tests
+LAST = ("test_celery_executor.py",)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -61,7 +64,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         modules.setdefault(item.path, []).append(item)
     first = [m for path, m in modules.items() if path.parent.name == FIRST]
-    long = [m for path, m in modules.items() if path.parent.name in LONG]
+    last = [m for path, m in modules.items() if path.name in LAST]
+    long = [m for path, m in modules.items()
+            if path.parent.name in LONG and path.name not in LAST]
     short = [m for path, m in modules.items() if path.parent.name not in (FIRST, *LONG)]
     every = max(1, (2 * len(short)) // (3 * len(long))) if long else 1
     spread: list[list[pytest.Item]] = []
@@ -69,7 +74,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if n % every == 0 and long:
             spread.append(long.pop(0))
         spread.append(module)
-    items[:] = [item for module in (*first, *spread, *long) for item in module]
+    items[:] = [item for module in (*first, *spread, *long, *last) for item in module]
 
 
 @pytest.fixture(scope="session")

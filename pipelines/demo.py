@@ -96,12 +96,6 @@ def start_servers(*commands: tuple[list[str], str]) -> list[Server]:
         raise
 
 
-def start_server(args: list[str], pattern: str) -> Server:
-    """Start ``shopsync ARGS`` and read its address from its first line."""
-    (server,) = start_servers((args, pattern))
-    return server
-
-
 @contextmanager
 def demo_servers(
     orders: int = 200, customers: int = 50, products: int = 30, sandbox_port: int = 0,

@@ -33,8 +33,9 @@ ROOT = Path(__file__).parents[2]
 RATE = 5.0
 #: how far after the barrier opens the budget's first free slot is set: about what a
 #: process takes from the barrier to its first request (config, state, lease, data
-#: source), so that both are pacing by then (a slower start only loosens the check)
-HEAD_START = 3.0
+#: source, one page read: 0.25 s quiet, imports and GX's plans being done before the
+#: barrier), so that both are pacing by then (a slower start only loosens the check)
+HEAD_START = 0.5
 #: a bound far above the time the syncs take, so only a hang fails
 BOUND = 180.0
 SOURCES = ("woo_a", "woo_b")

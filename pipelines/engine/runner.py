@@ -18,6 +18,7 @@ from connectors.marketing.references import stream_order
 from connectors.sources.base import SourceConnector, SourceError
 from pipelines.engine.budgets import destination_pacer, shop_pacer
 from pipelines.engine.clock import Clock, wall_clock
+from pipelines.engine.collector import paced_for_sync
 from pipelines.engine.completeness import (
     StreamCompleteness,
     completeness,
@@ -171,6 +172,7 @@ class SourceRunner:
             plan = {s: r for s, r in plan.items() if s in streams}
         reports = []
         async with AsyncExitStack() as stack:
+            stack.enter_context(paced_for_sync())
             if not dry_run:  # a dry run writes nothing: no lease; entered first, released last
                 stack.enter_context(self.lease("backfill" if window else "sync"))
             # GX imports while the connections open and the first pages arrive: every step's

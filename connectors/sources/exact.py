@@ -55,6 +55,8 @@ def loads(raw: bytes | str) -> Any:
 def undecodable(text: str) -> bytes | None:
     """The bytes that did not decode in ``text`` read with ``surrogateescape`` (None when
     every byte did)."""
+    if text.isascii():  # escaped bytes are lone surrogates: never ASCII (most text, at once)
+        return None
     found = _ESCAPED.findall(text)
     if not found:
         return None

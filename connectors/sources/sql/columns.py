@@ -130,26 +130,31 @@ def has_offset(text: str) -> bool:
 
 
 def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat()
+    return (moment if moment.tzinfo is UTC else moment.astimezone(UTC)).isoformat()
+
+
+#: values a record takes as they are (checked by exact type: the commonest, at once)
+_AS_THEY_ARE = frozenset({int, float, bool, type(None)})
+_BYTES = (bytes, bytearray, memoryview)
 
 
 def normalize(value: Any, tz: ZoneInfo) -> Any:
     """A source value for a record: timestamps (objects, or text that is one) in UTC ISO
     8601; dates in ISO; bytes as text; the rest as it is."""
-    if isinstance(value, datetime):
-        return iso(to_utc(value, tz))
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, time):
-        return value.isoformat()
+    if type(value) in _AS_THEY_ARE:
+        return value
     if isinstance(value, str):
         if len(value) >= 16 and value[4:5] == "-":
             moment = parse_timestamp(value, tz)
             if moment is not None:
                 return iso(moment)
         return value
-    if isinstance(value, bytes | bytearray | memoryview):  # undecodable bytes are kept as
-        return bytes(value).decode("utf-8", errors="surrogateescape")  # such: see exact.py
+    if isinstance(value, datetime):
+        return iso(to_utc(value, tz))
+    if isinstance(value, date | time):
+        return value.isoformat()
+    if isinstance(value, _BYTES):  # undecodable bytes are kept as such: see exact.py
+        return bytes(value).decode("utf-8", errors="surrogateescape")
     if isinstance(value, list | tuple):
         return [normalize(v, tz) for v in value]
     if isinstance(value, dict):
@@ -188,6 +193,9 @@ def lookup(row: Mapping[str, Any], column: str) -> tuple[bool, Any]:
 
 
 def set_path(record: dict[str, Any], field: str, value: Any) -> None:
+    if "." not in field:  # most fields: at once
+        record[field] = value
+        return
     parts = field.split(".")
     target = record
     for part in parts[:-1]:

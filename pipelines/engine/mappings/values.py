@@ -190,8 +190,7 @@ def scalar(kind: str, value: Any) -> Any:
     ``Unfit`` when the API cannot be given it."""
     if value is None or (value == "" and kind != "str"):  # an empty CSV cell is a null
         return None
-    if isinstance(value, str) and not value.isascii() \
-            and (found := undecodable(value)) is not None:  # escaped bytes are not ASCII
+    if isinstance(value, str) and (found := undecodable(value)) is not None:
         raise Unfit(describe_undecodable(found, "text"), escape_undecodable(value)[:200])
     if isinstance(value, float) and abs(value) > EXACT_FLOAT and kind in ("str", "int"):
         raise Unfit(f"{value!r} is a floating-point number beyond 2^53, which holds no"

@@ -148,14 +148,33 @@ def _unfit(problems: list[str], where: Where, unfit: Unfit) -> Any:
     return _json_safe(unfit.shown)
 
 
-#: ISO 8601 UTC text exactly as ``utc`` writes it: ``utc`` gives it back unchanged when it
-#: is a date and leaves it unchanged when it is not one, so it needs no parsing
-_CANONICAL_UTC = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+#: ISO 8601 text in UTC (``Z`` or ``+00:00``, with or without a fraction, a year from 1000):
+#: once ``datetime.fromisoformat`` has taken it, what ``utc`` writes of it is its first 19
+#: characters and ``Z``, and when it does not take it, ``utc`` refuses it too
+_UTC_TEXT = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+                       r"(\.[0-9]{1,9})?(Z|\+00:00)")
+
+
+def _timestamp_convert(value: Any, problems: list[str], where: Where) -> Any:
+    """``scalar("timestamp", …)`` with text already in UTC read without converting it (a
+    drop folder's and a database's timestamps leave their connector so)."""
+    if type(value) is str and _UTC_TEXT.fullmatch(value) is not None:
+        if len(value) == 20:  # already as the API takes it, or no date: either way, as it is
+            return value
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))  # noqa: FURB162
+        except ValueError:
+            return value
+        return value[:19] + "Z"
+    try:
+        return _json_safe(scalar("timestamp", value))
+    except Unfit as unfit:
+        return _unfit(problems, where, unfit)
 
 
 def _scalar_convert(kind: str) -> Convert:
     """``scalar`` for one kind, with the values a shop mostly sends (ASCII text, integers
-    within range, finite floats, canonical timestamps) taken at once: the same result,
+    within range, finite floats) taken at once: the same result,
     without the general path's checks, which they all pass."""
     fast: Callable[[Any], bool]
     if kind == "str":
@@ -167,11 +186,6 @@ def _scalar_convert(kind: str) -> Convert:
     elif kind == "float":
         def fast(value: Any) -> bool:
             return type(value) is float and math.isfinite(value)
-    elif kind == "timestamp":
-        match = _CANONICAL_UTC.fullmatch
-
-        def fast(value: Any) -> bool:
-            return type(value) is str and match(value) is not None
     else:
         def fast(value: Any) -> bool:
             return value is None
@@ -222,6 +236,8 @@ def converter(kind: Kind) -> Convert:
         return _list_convert(converter(inner))
     if name == "any":
         return _any_convert
+    if name == "timestamp":
+        return _timestamp_convert
     return _scalar_convert(name)
 
 

@@ -8,7 +8,6 @@ same way whoever sent the item.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import replace
 
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.writer import BulkWriter, ItemOutcome
@@ -44,7 +43,7 @@ async def send(
         status, errors = ItemStatus(outcome.status), list(outcome.errors)
         known = pending.get(key)
         outcomes.append(
-            replace(known, status=status, errors=errors) if known is not None
+            known.with_status(status, errors) if known is not None
             # an item the writer names by a key it was not sent under: what it says of it
             else Outcome(key, "", status, None, errors, dict(outcome.item or {}))
         )

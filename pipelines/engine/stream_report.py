@@ -31,7 +31,10 @@ class StreamReport:
     quality: dict[str, list[QualityReport]] = field(default_factory=dict)
 
     def add(self, resource: str, what: str, n: int = 1) -> None:
-        self.counts.setdefault(resource, Counter())[what] += n
+        counts = self.counts.get(resource)
+        if counts is None:  # not setdefault: it would build a Counter on every call
+            counts = self.counts[resource] = Counter()
+        counts[what] += n
 
     def total(self, what: str) -> int:
         return sum(c[what] for c in self.counts.values())

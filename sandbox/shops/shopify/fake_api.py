@@ -37,7 +37,8 @@ from sandbox.shops.hosting import FAKE_PREFIX
 from sandbox.shops.shopify.bulk import FAULTS, BulkOperation
 from sandbox.shops.shopify.data import BASE
 from sandbox.shops.shopify.records import iso
-from sandbox.shops.shopify.store import RESOURCES, NotFound, Store, parse_time
+from sandbox.shops.shopify.store import RESOURCES, NotFound, Store
+from sandbox.shops.timeline import epoch_of
 
 
 class ShopifyControl(Control):
@@ -58,7 +59,7 @@ class ShopifyControl(Control):
         return body
 
     def parse_time(self, store: Store, value: Any) -> int:
-        return parse_time(str(value), store.tz)
+        return epoch_of(str(value), store.tz)
 
     def time_text(self, store: Store, epoch: int) -> Any:
         return iso(epoch)

@@ -43,6 +43,7 @@ from sandbox.shops.timeline import epoch_of
 
 class ShopifyControl(Control):
     resources = RESOURCES
+    stamp_field = "updatedAt"
     record_path = "{record_id}"
     rate_limited = False
 
@@ -63,9 +64,6 @@ class ShopifyControl(Control):
 
     def time_text(self, store: Store, epoch: int) -> Any:
         return iso(epoch)
-
-    def stamp(self, store: Store, at: int) -> dict[str, Any]:
-        return {"updatedAt": iso(at)}
 
     def stats(self, request: Request, store: Store) -> dict[str, Any]:
         return {**store.stats, "bucket": store.bucket.status()}

@@ -54,7 +54,7 @@ class MagentoControl(Control):
         return utc_text(epoch)
 
     def delete(self, request: Request, store: Store, resource: str, record_id: int) -> Any:
-        store.delete(resource, record_id)
+        store.remove(resource, record_id)
         return {"deleted": record_id}
 
 

@@ -253,8 +253,7 @@ def product(store: Store, row: Row) -> dict[str, Any]:
     category = next((cid for i, (n, cid) in names.ODD_PRODUCTS.items() if n == base.name),
                     names.NOUNS.get(base.name.partition(" ")[2], 2))
     slug = f"{slugify(row.name)}-{row.id}"
-    children = [store.tables["products"].rows[c] for c in store.children.get(row.id, ())
-                if c in store.tables["products"].rows]
+    children = [store.tables["products"].rows[c] for c in store.children.get(row.id, ())]
     qty = 0 if row.kind == "configurable" else rng.choice((0, 3, 25, 140, 1000))
     extension: dict[str, Any] = {
         "website_ids": [1],

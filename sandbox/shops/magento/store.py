@@ -28,6 +28,7 @@ def parse_time(value: Any) -> int:
 class Store(Shop):
     builders = records.BUILDERS
     options = "products"  # a configurable product's children are products
+    cascade = False
     tables: dict[str, Table[Row]]
 
     def __init__(self, settings: FakeMagentoSettings) -> None:
@@ -133,11 +134,3 @@ class Store(Shop):
         table.rows[new_id] = row
         table.changed()
         return self.patch(resource, new_id, fields, bump=False)
-
-    def delete(self, resource: str, record_id: int) -> Row:
-        row: Row = self.remove(resource, record_id)
-        if resource == "products":
-            self.children.pop(record_id, None)
-            if row.parent and record_id in self.children.get(row.parent, []):
-                self.children[row.parent].remove(record_id)
-        return row

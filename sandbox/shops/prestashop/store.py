@@ -138,10 +138,6 @@ class Store(Shop):
                 row.flag = 1
             return
         self.remove(resource, record_id)
-        if resource == "products":
-            for combo in self.children.pop(record_id, []):
-                self.tables["combinations"].rows.pop(combo, None)
-            self.tables["combinations"].changed()
 
     def cart_ids_with_orders(self) -> set[int]:
         return {o.parent for o in self.tables["orders"].rows.values()}

@@ -170,9 +170,6 @@ class Store(Shop):
     def delete(self, resource: str, record_id: int) -> Row:
         row: Row = self.remove(resource, record_id)
         self.version += 1
-        if resource == "products":
-            for vid in self.children.pop(record_id, []):
-                self.tables["variants"].rows.pop(vid, None)
         subject = SUBJECT_TYPES.get(resource)
         if subject is not None:
             events = self.tables["events"]

@@ -25,11 +25,14 @@ V = TypeVar("V")
 
 
 def merge(into: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
-    """``fields`` over ``into``, one level deep: an object patched onto an object keeps the
-    keys the patch leaves out (a test patches ``billing.phone`` without losing the rest)."""
+    """``fields`` over ``into``, one level deep: an object patched onto an object of its kind
+    keeps the keys the patch leaves out (a test patches ``billing.phone`` without losing the
+    rest, or one language of PrestaShop's multilingual field without losing the others)."""
     for key, value in fields.items():
         old = into.get(key)
-        into[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+        if isinstance(old, dict) and type(old) is type(value):
+            value = type(old)({**old, **value})
+        into[key] = value
     return into
 
 

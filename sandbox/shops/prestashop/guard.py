@@ -33,8 +33,8 @@ _PAGES: dict[int, tuple[str, bytes, dict[str, str]]] = {
                  b" later.</p></body></html>\n", {}),
     502: (_HTML, b"<!DOCTYPE html>\n<html><head><title>shop.example | 502: Bad gateway</title>"
                  b"</head><body><div id=\"cf-error-details\"><h1>Bad gateway</h1><span>Error code"
-                 b" 502</span><p>Performance &amp; security by Cloudflare</p></div></body></html>\n",
-          {"Server": "cloudflare"}),
+                 b" 502</span><p>Performance &amp; security by Cloudflare</p></div></body>"
+                 b"</html>\n", {"Server": "cloudflare"}),
 }
 PHP_NOTICE = (b"<br />\n<b>Notice</b>:  Undefined index: id_shop in <b>/var/www/html/classes/"
               b"webservice/WebserviceRequest.php</b> on line <b>1234</b><br />\n")

@@ -80,17 +80,14 @@ def hosting_options(answered: str, *, retried: str = "429 and 503",
 
 
 def generated_options() -> Callable[[F], F]:
-    """``--seed``, ``--orders``, ``--customers`` and ``--products`` of the fakes that write a
-    generated shop out (``sql`` and ``files``, from ``sandbox.shops.sql.data``)."""
+    """``--seed`` and the sizes (``size_options``) of the fakes that write a generated shop
+    out (``sql`` and ``files``, from ``sandbox.shops.sql.data``)."""
+    sizes = size_options(customers="Customers to generate.",
+                         orders="Orders to generate (a cart for every fourth one).",
+                         products="Products to generate (every third one with variants).")
 
     def apply(fn: F) -> F:
-        fn = click.option("--products", default=30, show_default=True, type=click.IntRange(min=0),
-                          help="Products to generate (every third one with variants).")(fn)
-        fn = click.option("--customers", default=50, show_default=True,
-                          type=click.IntRange(min=0), help="Customers to generate.")(fn)
-        fn = click.option("--orders", default=200, show_default=True, type=click.IntRange(min=0),
-                          help="Orders to generate (a cart for every fourth one).")(fn)
         return click.option("--seed", default=0, show_default=True, type=int,
-                            help="Seed of the generated data.")(fn)
+                            help="Seed of the generated data.")(sizes(fn))
 
     return apply

@@ -54,6 +54,8 @@ class Control(ABC):
     #: whether ``/rate-limit`` is served (Shopify's limit is its cost bucket instead)
     rate_limited: ClassVar[bool] = True
     media_type: ClassVar[str] = "application/json"
+    #: the field a bulk touch names the time it set in (``stamp``)
+    stamp_field: ClassVar[str] = ""
 
     # the platform's answers -----------------------------------------------------------
 
@@ -101,11 +103,12 @@ class Control(ABC):
         """A time as the platform writes it, in epoch seconds."""
 
     @abstractmethod
-    def stamp(self, store: Any, at: int) -> dict[str, Any]:
-        """How a bulk touch says the time it set."""
-
     def time_text(self, store: Any, epoch: int) -> Any:
-        return self.stamp(store, epoch)
+        """A time as the platform writes it."""
+
+    def stamp(self, store: Any, at: int) -> dict[str, Any]:
+        """How a bulk touch says the time it set: its ``stamp_field``."""
+        return {self.stamp_field: self.time_text(store, at)}
 
     def clock(self, store: Any) -> dict[str, Any]:
         return {"now": self.time_text(store, store.now()), "frozen": store.frozen_now is not None}

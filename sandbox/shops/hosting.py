@@ -108,10 +108,14 @@ class Gate(ABC):
     the fake's own routes. Other paths (``/healthz``) pass untouched.
 
     A platform's gate names itself (``platform``, which seeds the faults), its faults
-    (``fault_kinds``), which paths are its API, and how it answers each refusal."""
+    (``fault_kinds``) and their ``pages``, which paths are its API, and how it admits."""
 
     platform: ClassVar[str]
     fault_kinds: ClassVar[tuple[int, ...]]
+    #: each fault's answer by status: (content type, body, headers); the 429 is also the
+    #: rate limit's refusal, and a 429 or 503 says when to come back (``Retry-After``)
+    pages: ClassVar[Mapping[int, tuple[str, bytes, Mapping[str, str]]]] = {}
+
     def __init__(self, app: ASGIApp, settings: HostingSettings,
                  counters: Counter[str] | None = None, bucket: TokenBucket | None = None,
                  arrivals: deque[float] | None = None) -> None:
@@ -148,14 +152,21 @@ class Gate(ABC):
     def is_api(self, path: str) -> bool:
         """Whether ``path`` is the platform's API (limited, faulted, counted)."""
 
-    @abstractmethod
     async def throttled(self, send: Send, seconds: int) -> None:
-        """Answer the rate limit's refusal: a 429 saying to retry after ``seconds``."""
+        """Answer the rate limit's refusal: the 429 page, saying to retry after ``seconds``."""
+        await self.page(send, 429, seconds)
 
-    @abstractmethod
     async def fault(self, scope: Scope, send: Send, kind: int) -> bool:
-        """Answer the injected fault ``kind``; False when it lets the request through
-        (a fault that spoils a real answer rather than replacing it)."""
+        """Answer the injected fault ``kind`` (its page); False when it lets the request
+        through (a fault that spoils a real answer rather than replacing it)."""
+        await self.page(send, kind, self.settings.retry_after)
+        return True
+
+    async def page(self, send: Send, status: int, retry_after: int) -> None:
+        content_type, body, headers = self.pages[status]
+        if status in (429, 503):
+            headers = {**headers, "Retry-After": str(retry_after)}
+        await answer(send, status, body, content_type, dict(headers))
 
     @abstractmethod
     async def admit(self, scope: Scope, receive: Receive, send: Send, *, api: bool,

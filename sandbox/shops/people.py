@@ -69,6 +69,11 @@ class Personas:
         local = f"{ascii_part(first, 'c')}.{ascii_part(last, 'x')}.{self.tag(customer_id)}"
         return first, last, f"{local}@{rng.choice(self.domains)}"
 
+    def buyer(self, seed: int, customer_id: int, rng: random.Random,
+              tag: object) -> tuple[str, str, str]:
+        """Who placed an order or filled a cart: the customer, or without one a guest."""
+        return self.customer(seed, customer_id) if customer_id else self.guest(rng, tag)
+
     def guest(self, rng: random.Random, tag: object) -> tuple[str, str, str]:
         """A guest buyer drawn from ``rng`` (the order's), their email ending in ``tag``."""
         first, last = rng.choice(self.first_names), rng.choice(self.last_names)

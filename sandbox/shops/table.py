@@ -25,11 +25,14 @@ V = TypeVar("V")
 
 
 def merge(into: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
-    """``fields`` over ``into``, one level deep: an object patched onto an object keeps the
-    keys the patch leaves out (a test patches ``billing.phone`` without losing the rest)."""
+    """``fields`` over ``into``, one level deep: an object patched onto an object of its kind
+    keeps the keys the patch leaves out (a test patches ``billing.phone`` without losing the
+    rest, or one language of PrestaShop's multilingual field without losing the others)."""
     for key, value in fields.items():
         old = into.get(key)
-        into[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+        if isinstance(old, dict) and type(old) is type(value):
+            value = type(old)({**old, **value})
+        into[key] = value
     return into
 
 
@@ -144,6 +147,8 @@ class Shop(Clock):
     builders: ClassVar[Mapping[str, Callable[[Any, Any], dict[str, Any]]]]
     #: the resource whose rows are a product's options (variations, child products…)
     options: ClassVar[str]
+    #: whether a deleted product takes its options along (Magento's child products stay)
+    cascade: ClassVar[bool] = True
 
     def __init__(self, settings: Any, generated: Generated, **table: Any) -> None:
         self.settings = settings
@@ -164,10 +169,19 @@ class Shop(Clock):
         return max(self.tables[resource].rows, default=after) + 1
 
     def remove(self, resource: str, record_id: int) -> Any:
-        """Delete a record for good, with its patches (an unknown id: the table's refusal)."""
+        """Delete a record for good, with its patches (an unknown id: the table's refusal):
+        a product with its options (``cascade``), an option from its product's."""
         table = self.tables[resource]
         row = table.row(record_id)
         del table.rows[record_id]
         table.patches.pop(record_id, None)
         table.changed()
+        dropped = self.children.pop(record_id, []) if resource == "products" else []
+        if self.cascade and dropped:
+            options = self.tables[self.options]
+            for option in dropped:
+                options.rows.pop(option, None)
+            options.changed()
+        if resource == self.options and record_id in self.children.get(row.parent, ()):
+            self.children[row.parent].remove(record_id)
         return row

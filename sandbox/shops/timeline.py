@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -52,6 +52,13 @@ def change_times(rng: random.Random, n: int, bulk: tuple[int, float] = NO_BULK_E
             last = bulk_at
         pairs.append((at, last))
     return pairs
+
+
+def epoch_of(text: str, naive: tzinfo = UTC) -> int:
+    """An ISO 8601 time or date (a space may stand for the ``T``) in epoch seconds, one
+    without an offset read in ``naive``; ValueError when it is none."""
+    moment = datetime.fromisoformat(text.strip().replace(" ", "T"))
+    return int((moment if moment.tzinfo else moment.replace(tzinfo=naive)).timestamp())
 
 
 class Clock:

@@ -122,7 +122,7 @@ async def children(request: Request, sku: str) -> Response:
     parent = store.by_sku(sku)
     table = store.tables["products"]
     return respond([store.record("products", table.rows[c])
-                    for c in store.children.get(parent.id, ()) if c in table.rows])
+                    for c in store.children.get(parent.id, ())])
 
 
 async def store_configs(request: Request) -> Response:

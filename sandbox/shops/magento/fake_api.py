@@ -26,6 +26,7 @@ from sandbox.shops.magento.store import RESOURCES, Store, parse_time
 
 class MagentoControl(Control):
     resources = RESOURCES
+    stamp_field = "updated_at"
     media_type = "application/json; charset=utf-8"
 
     def error(self, status: int, message: str, code: str = "") -> Exception:
@@ -52,11 +53,8 @@ class MagentoControl(Control):
     def time_text(self, store: Store, epoch: int) -> Any:
         return utc_text(epoch)
 
-    def stamp(self, store: Store, at: int) -> dict[str, Any]:
-        return {"updated_at": utc_text(at)}
-
     def delete(self, request: Request, store: Store, resource: str, record_id: int) -> Any:
-        store.delete(resource, record_id)
+        store.remove(resource, record_id)
         return {"deleted": record_id}
 
 

@@ -16,25 +16,23 @@ from starlette.types import Receive, Scope, Send
 from sandbox.shops import hosting
 from sandbox.shops.magento.settings import REST_PREFIX
 
-_PAGES = {
-    502: ("text/html; charset=UTF-8",
-          ("<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body>"
-          "<center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n")),
-    503: ("text/html; charset=UTF-8",
-          ("<!DOCTYPE html>\n<html><head><title>503 Backend is unhealthy</title></head><body>"
-          "<h1>Error 503 Backend is unhealthy</h1><p>Backend is unhealthy</p>"
-          "<h3>Guru Mediation:</h3><p>Details: cache-fra-etou8220144-FRA 1719830000</p>"
-          "<hr><p>Varnish cache server</p></body></html>\n")),
-    504: ("text/html; charset=UTF-8",
-          ("<!DOCTYPE html>\n<html><head><title>504 Gateway Time-out</title></head><body>"
-          "<center><h1>504 Gateway Time-out</h1></center></body></html>\n")),
-    403: ("text/html; charset=UTF-8",
-          ("<!DOCTYPE html>\n<html><head><title>Attention Required! | Cloudflare</title></head>"
-          "<body><h1>Sorry, you have been blocked</h1><p>Cloudflare Ray ID: 8f1e2d3c4b5a6978</p>"
-          "</body></html>\n")),
+_HTML = "text/html; charset=UTF-8"
+_PAGES: dict[int, tuple[str, bytes, dict[str, str]]] = {
+    429: ("application/json; charset=utf-8",
+          orjson.dumps({"message": "Too many requests. Try again later."}), {}),
+    502: (_HTML, b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body>"
+                 b"<center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body>"
+                 b"</html>\n", {}),
+    503: (_HTML, b"<!DOCTYPE html>\n<html><head><title>503 Backend is unhealthy</title></head>"
+                 b"<body><h1>Error 503 Backend is unhealthy</h1><p>Backend is unhealthy</p>"
+                 b"<h3>Guru Mediation:</h3><p>Details: cache-fra-etou8220144-FRA 1719830000</p>"
+                 b"<hr><p>Varnish cache server</p></body></html>\n", {}),
+    504: (_HTML, b"<!DOCTYPE html>\n<html><head><title>504 Gateway Time-out</title></head><body>"
+                 b"<center><h1>504 Gateway Time-out</h1></center></body></html>\n", {}),
+    403: (_HTML, b"<!DOCTYPE html>\n<html><head><title>Attention Required! | Cloudflare</title>"
+                 b"</head><body><h1>Sorry, you have been blocked</h1><p>Cloudflare Ray ID:"
+                 b" 8f1e2d3c4b5a6978</p></body></html>\n", {"Server": "cloudflare"}),
 }
-
-_TOO_MANY = orjson.dumps({"message": "Too many requests. Try again later."})
 
 
 def bearer(scope: Scope) -> str | None:
@@ -50,26 +48,10 @@ class Gate(hosting.Gate):
 
     platform = "magento"
     fault_kinds = (429, 503, 502, 504, 403)
+    pages = _PAGES
 
     def is_api(self, path: str) -> bool:
         return path.startswith((REST_PREFIX, "/index.php" + REST_PREFIX))
-
-    async def throttled(self, send: Send, seconds: int) -> None:
-        await hosting.answer(send, 429, _TOO_MANY, "application/json; charset=utf-8",
-                             {"Retry-After": str(seconds)})
-
-    async def fault(self, scope: Scope, send: Send, kind: int) -> bool:
-        retry_after = {"Retry-After": str(self.settings.retry_after)}
-        if kind == 429:
-            await hosting.answer(send, 429, _TOO_MANY, "application/json; charset=utf-8",
-                                 retry_after)
-            return True
-        content_type, body = _PAGES[kind]
-        headers = retry_after if kind == 503 else {}
-        if kind == 403:
-            headers = {"Server": "cloudflare"}
-        await hosting.answer(send, kind, body.encode(), content_type, headers)
-        return True
 
     async def admit(self, scope: Scope, receive: Receive, send: Send, *, api: bool,
                     fault: int | None) -> None:

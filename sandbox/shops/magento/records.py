@@ -63,12 +63,6 @@ def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:
     }
 
 
-def _buyer(store: Store, row: Row, rng: random.Random, guest_tag: str) -> tuple[str, str, str]:
-    if row.customer:
-        return customer_core(store.seed, row.customer)
-    return PERSONAS.guest(rng, guest_tag)
-
-
 def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tuple[list[dict], dict]:
     """The order's item rows and its money totals in cents."""
     items: list[dict[str, Any]] = []
@@ -113,7 +107,7 @@ def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tup
 def order(store: Store, row: Row) -> dict[str, Any]:
     rng = rng_for(store.seed, "orders", row.id)
     picks = _pick(rng, store.sellable, line_count(rng))
-    first, last, email = _buyer(store, row, rng, str(row.id))
+    first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, str(row.id))
     coupon = names.COUPONS[rng.randrange(len(names.COUPONS))] if rng.random() < 0.15 else None
     created, updated = utc_text(row.created), utc_text(row.updated)
     items, sums = _order_items(row, picks, coupon[1] if coupon else 0, created)
@@ -173,11 +167,11 @@ def cart(store: Store, row: Row) -> dict[str, Any]:
     if row.order:
         rng = rng_for(store.seed, "orders", row.order)
         picks = _pick(rng, store.sellable, line_count(rng))
-        first, last, email = _buyer(store, row, rng, str(row.order))
+        first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, str(row.order))
     else:
         rng = rng_for(store.seed, "carts", row.id)
         picks = _pick(rng, store.sellable, row.count)
-        first, last, email = _buyer(store, row, rng, f"cart{row.id}")
+        first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, f"cart{row.id}")
     items = [{"item_id": row.id * 10 + i, "sku": child[1] if child else product.sku,
               "qty": float(qty), "name": product.name,
               "price": money(child[3] if child else product.price),
@@ -253,8 +247,7 @@ def product(store: Store, row: Row) -> dict[str, Any]:
     category = next((cid for i, (n, cid) in names.ODD_PRODUCTS.items() if n == base.name),
                     names.NOUNS.get(base.name.partition(" ")[2], 2))
     slug = f"{slugify(row.name)}-{row.id}"
-    children = [store.tables["products"].rows[c] for c in store.children.get(row.id, ())
-                if c in store.tables["products"].rows]
+    children = [store.tables["products"].rows[c] for c in store.children.get(row.id, ())]
     qty = 0 if row.kind == "configurable" else rng.choice((0, 3, 25, 140, 1000))
     extension: dict[str, Any] = {
         "website_ids": [1],

@@ -15,12 +15,12 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sandbox.shops.magento.data import Row
 from sandbox.shops.magento.errors import MagentoError, required, unknown_column
 from sandbox.shops.magento.records import increment_id, utc_text
+from sandbox.shops.magento.store import parse_time
 from sandbox.shops.table import Span
 
 Getter = Callable[[Row], Any]
@@ -144,19 +144,9 @@ def parse(query: dict[str, Any], *, required_criteria: bool) -> Criteria:
                     _int(crit.get("current_page"), "currentPage"))
 
 
-def _epoch(text: str) -> int:
-    try:
-        moment = datetime.fromisoformat(text.strip().replace(" ", "T"))
-    except ValueError:
-        raise MagentoError(400, 'Invalid date "%1"', [text]) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp())
-
-
 def _typed(kind: str, text: str) -> Any:
     if kind == "date":
-        return _epoch(text)
+        return parse_time(text)
     if kind == "int":
         try:
             return int(float(text)) if text.strip() not in ("true", "false") else int(text == "true")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from sandbox.shops.magento import records
@@ -12,6 +11,7 @@ from sandbox.shops.magento.data import Row, generate, quote_id
 from sandbox.shops.magento.errors import MagentoError, no_entity
 from sandbox.shops.magento.settings import FakeMagentoSettings
 from sandbox.shops.table import Shop, Table
+from sandbox.shops.timeline import epoch_of
 
 RESOURCES = ("orders", "customers", "products", "carts", "categories")
 _SORT_KEYS: dict[str, Callable[[Row], Any]] = {"id": lambda r: r.id, "updated": lambda r: (r.updated, r.id)}
@@ -20,15 +20,15 @@ _SORT_KEYS: dict[str, Callable[[Row], Any]] = {"id": lambda r: r.id, "updated": 
 def parse_time(value: Any) -> int:
     """``YYYY-MM-DD HH:MM:SS`` (or ISO 8601); naive values are UTC."""
     try:
-        moment = datetime.fromisoformat(str(value).strip().replace(" ", "T"))
+        return epoch_of(str(value))
     except ValueError:
         raise MagentoError(400, 'Invalid date "%1"', [str(value)]) from None
-    return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
 
 
 class Store(Shop):
     builders = records.BUILDERS
     options = "products"  # a configurable product's children are products
+    cascade = False
     tables: dict[str, Table[Row]]
 
     def __init__(self, settings: FakeMagentoSettings) -> None:
@@ -134,11 +134,3 @@ class Store(Shop):
         table.rows[new_id] = row
         table.changed()
         return self.patch(resource, new_id, fields, bump=False)
-
-    def delete(self, resource: str, record_id: int) -> Row:
-        row: Row = self.remove(resource, record_id)
-        if resource == "products":
-            self.children.pop(record_id, None)
-            if row.parent and record_id in self.children.get(row.parent, []):
-                self.children[row.parent].remove(record_id)
-        return row

@@ -23,16 +23,18 @@ from sandbox.shops.prestashop.errors import REALM, PSError, auth_error, webservi
 from sandbox.shops.prestashop.render import error_content, wants_json
 from sandbox.shops.prestashop.settings import API_PREFIX, LIMITED_KEY, FakePrestaSettings
 
-_PAGES = {
-    429: "<!DOCTYPE html>\n<html><head><title>429 Too Many Requests</title></head><body>"
-         "<h1>Too Many Requests</h1><p>You have sent too many requests in a given amount of"
-         " time.</p></body></html>\n",
-    503: "<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body>"
-         "<h1>Service Unavailable</h1><p>The server is temporarily busy, try again later."
-         "</p></body></html>\n",
-    502: "<!DOCTYPE html>\n<html><head><title>shop.example | 502: Bad gateway</title></head>"
-         "<body><div id=\"cf-error-details\"><h1>Bad gateway</h1><span>Error code 502</span>"
-         "<p>Performance &amp; security by Cloudflare</p></div></body></html>\n",
+_HTML = "text/html; charset=UTF-8"
+_PAGES: dict[int, tuple[str, bytes, dict[str, str]]] = {
+    429: (_HTML, b"<!DOCTYPE html>\n<html><head><title>429 Too Many Requests</title></head><body>"
+                 b"<h1>Too Many Requests</h1><p>You have sent too many requests in a given amount"
+                 b" of time.</p></body></html>\n", {}),
+    503: (_HTML, b"<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head>"
+                 b"<body><h1>Service Unavailable</h1><p>The server is temporarily busy, try again"
+                 b" later.</p></body></html>\n", {}),
+    502: (_HTML, b"<!DOCTYPE html>\n<html><head><title>shop.example | 502: Bad gateway</title>"
+                 b"</head><body><div id=\"cf-error-details\"><h1>Bad gateway</h1><span>Error code"
+                 b" 502</span><p>Performance &amp; security by Cloudflare</p></div></body>"
+                 b"</html>\n", {"Server": "cloudflare"}),
 }
 PHP_NOTICE = (b"<br />\n<b>Notice</b>:  Undefined index: id_shop in <b>/var/www/html/classes/"
               b"webservice/WebserviceRequest.php</b> on line <b>1234</b><br />\n")
@@ -69,14 +71,11 @@ class Gate(hosting.Gate):
     platform = "prestashop"
     #: 200: the answer comes, preceded by a PHP notice
     fault_kinds = (429, 503, 502, 500, 200)
+    pages = _PAGES
     settings: FakePrestaSettings
 
     def is_api(self, path: str) -> bool:
         return path == API_PREFIX or path.startswith(API_PREFIX + "/")
-
-    async def throttled(self, send: Send, seconds: int) -> None:
-        await hosting.answer(send, 429, _PAGES[429].encode(), "text/html; charset=UTF-8",
-                             {"Retry-After": str(seconds)})
 
     async def fault(self, scope: Scope, send: Send, kind: int) -> bool:
         if kind == 200:
@@ -86,10 +85,7 @@ class Gate(hosting.Gate):
             await hosting.answer(send, 500, error_content([error], _json_requested(scope)),
                                  "application/json", {"PSWS-Version": self.settings.ps_version})
             return True
-        retry_after = {"Retry-After": str(self.settings.retry_after)}
-        await hosting.answer(send, kind, _PAGES[kind].encode(), "text/html; charset=UTF-8",
-                             retry_after if kind in (429, 503) else {"Server": "cloudflare"})
-        return True
+        return await super().fault(scope, send, kind)
 
     async def admit(self, scope: Scope, receive: Receive, send: Send, *, api: bool,
                     fault: int | None) -> None:

@@ -174,8 +174,7 @@ def product(store: Store, row: Row) -> Record:
     rng = rng_for(store.seed, "products", row.id)
     title = I18n(store.titles.get(row.id) or names.t(row.name))
     kind = PRODUCT_KINDS[row.flag]
-    combos = [store.tables["combinations"].rows[c] for c in store.children.get(row.id, ())
-              if c in store.tables["combinations"].rows]
+    combos = [store.tables["combinations"].rows[c] for c in store.children.get(row.id, ())]
     images = [row.id * 10 + k for k in range(1, row.extra + 1)]
     stock = sum(rng_for(store.seed, "combinations", c.id).randrange(0, 40) for c in combos) \
         if combos else rng.choice((0, 3, 25, 140))

@@ -48,15 +48,6 @@ class Store(Shop):
     def dates(self, row: Row) -> dict[str, str]:
         return {"date_add": self.local_text(row.created), "date_upd": self.local_text(row.modified)}
 
-    # records ---------------------------------------------------------------------------
-
-    def record(self, resource: str, row: Row) -> dict[str, Any]:
-        built = self.builders[resource](self, row)
-        for key, value in self.tables[resource].patches.get(row.id, {}).items():
-            old = built.get(key)
-            built[key] = I18n({**old, **value}) if isinstance(old, I18n) else value
-        return built
-
     # changes made through the /__fake__ API ---------------------------------------------
 
     def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
@@ -82,14 +73,9 @@ class Store(Shop):
             row.state = int(bool(fields["active"]))
         if resource == "customers" and "deleted" in fields:
             row.flag = 2 if fields["deleted"] else 0
-        saved = table.patches.setdefault(record_id, {})
-        for key, value in fields.items():
-            if isinstance(value, dict):
-                value = I18n({int(k): str(v) for k, v in value.items()})
-                old = saved.get(key)
-                saved[key] = I18n({**old, **value}) if isinstance(old, I18n) else value
-            else:
-                saved[key] = value
+        table.save(record_id, {key: I18n({int(k): str(v) for k, v in value.items()})
+                               if isinstance(value, dict) else value
+                               for key, value in fields.items()})
         if bump and resource in DATED:
             row.modified = self.now()
         table.changed()
@@ -138,10 +124,6 @@ class Store(Shop):
                 row.flag = 1
             return
         self.remove(resource, record_id)
-        if resource == "products":
-            for combo in self.children.pop(record_id, []):
-                self.tables["combinations"].rows.pop(combo, None)
-            self.tables["combinations"].changed()
 
     def cart_ids_with_orders(self) -> set[int]:
         return {o.parent for o in self.tables["orders"].rows.values()}

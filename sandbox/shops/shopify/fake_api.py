@@ -37,11 +37,13 @@ from sandbox.shops.hosting import FAKE_PREFIX
 from sandbox.shops.shopify.bulk import FAULTS, BulkOperation
 from sandbox.shops.shopify.data import BASE
 from sandbox.shops.shopify.records import iso
-from sandbox.shops.shopify.store import RESOURCES, NotFound, Store, parse_time
+from sandbox.shops.shopify.store import RESOURCES, NotFound, Store
+from sandbox.shops.timeline import epoch_of
 
 
 class ShopifyControl(Control):
     resources = RESOURCES
+    stamp_field = "updatedAt"
     record_path = "{record_id}"
     rate_limited = False
 
@@ -58,13 +60,10 @@ class ShopifyControl(Control):
         return body
 
     def parse_time(self, store: Store, value: Any) -> int:
-        return parse_time(str(value), store.tz)
+        return epoch_of(str(value), store.tz)
 
     def time_text(self, store: Store, epoch: int) -> Any:
         return iso(epoch)
-
-    def stamp(self, store: Store, at: int) -> dict[str, Any]:
-        return {"updatedAt": iso(at)}
 
     def stats(self, request: Request, store: Store) -> dict[str, Any]:
         return {**store.stats, "bucket": store.bucket.status()}

@@ -100,10 +100,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
     rng = rng_for(store.seed, "orders", row.id)
     index = row.id - BASE["orders"] - 1
     customer = _customer_ref(store, row.customer)
-    if row.customer:
-        first, last, email = customer_core(store.seed, row.customer)
-    else:
-        first, last, email = PERSONAS.guest(rng, row.id % 100000)
+    first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, row.id % 100000)
     count = 14 if index == LONG_ORDER_INDEX else rng.choice(basket.LINE_COUNTS)
     picks = _picks(store, rng, count)
     subtotal = sum(v[2] * q for _, v, q in picks)

@@ -17,7 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from sandbox.shops.shopify.data import Row
-from sandbox.shops.shopify.store import parse_time
+from sandbox.shops.timeline import epoch_of
 
 Predicate = Callable[[Row], bool]
 _TOKEN = re.compile(r"""\s*(\(|\)|"[^"]*"|'[^']*'|[^\s()]+)""")
@@ -118,7 +118,7 @@ class _Parser:
             if raw == value and not value[:4].isdigit():
                 raise SearchError(f"Invalid date value for {name}: {raw}")
             try:
-                target = parse_time(value, self.tz)
+                target = epoch_of(value, self.tz)
             except ValueError:
                 raise SearchError(f"Invalid date value for {name}: {raw}") from None
         elif kind == "int":

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sandbox.shops.hosting import TokenBucket
 from sandbox.shops.shopify import names, records
 from sandbox.shops.shopify.data import BASE, Row, generate
 from sandbox.shops.shopify.settings import FakeShopifySettings
 from sandbox.shops.table import Shop, Table
+from sandbox.shops.timeline import epoch_of
 
 #: the sorted views ``sorted_rows`` keeps at once (each search's rows and keys)
 _SEARCHES_KEPT = 16
@@ -136,7 +136,7 @@ class Store(Shop):
             self.tables[resource].patches.setdefault(record_id, {}).update(fields)
         self.version += 1
         if updated is not None:
-            row.updated = parse_time(str(updated), self.tz)
+            row.updated = epoch_of(str(updated), self.tz)  # naive: shop-local
         else:
             self.touch(resource, record_id)
         return row
@@ -170,9 +170,6 @@ class Store(Shop):
     def delete(self, resource: str, record_id: int) -> Row:
         row: Row = self.remove(resource, record_id)
         self.version += 1
-        if resource == "products":
-            for vid in self.children.pop(record_id, []):
-                self.tables["variants"].rows.pop(vid, None)
         subject = SUBJECT_TYPES.get(resource)
         if subject is not None:
             events = self.tables["events"]
@@ -182,14 +179,3 @@ class Store(Shop):
                                         parent=record_id, name=f"{typename} was deleted.",
                                         extra=subject)
         return row
-
-
-def parse_time(text: str, tz: ZoneInfo) -> int:
-    """An ISO-8601 time (or date) as epoch seconds; without an offset it is shop-local time,
-    as Shopify's search reads it."""
-    from datetime import datetime
-
-    value = datetime.fromisoformat(text.strip().replace(" ", "T"))
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=tz)
-    return int(value.timestamp())

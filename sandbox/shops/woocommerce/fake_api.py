@@ -37,6 +37,7 @@ from sandbox.shops.woocommerce.store import RESOURCES, Store, parse_datetime
 
 class WooControl(Control):
     resources = RESOURCES
+    stamp_field = "date_modified_gmt"
 
     def respond(self, data: Any, status: int = 200) -> Response:
         return respond(data, status)
@@ -64,9 +65,6 @@ class WooControl(Control):
 
     def time_text(self, store: Store, epoch: int) -> Any:
         return store.gmt_text(epoch)
-
-    def stamp(self, store: Store, at: int) -> dict[str, Any]:
-        return {"date_modified_gmt": store.gmt_text(at)}
 
     def ids(self, request: Request, store: Store, resource: str) -> dict[str, Any]:
         excluded = set(filter(None, request.query_params.get("exclude_status", "").split(",")))

@@ -36,6 +36,10 @@ _MAINTENANCE_503 = (
     "<p>Briefly unavailable for scheduled maintenance. Check back in a minute.</p>"
     "</body></html>\n"
 )
+_HTML = "text/html; charset=UTF-8"
+_TOO_MANY = WooError(429, "rate_limit_exceeded",
+                     "Too many requests. Please wait before trying again.")
+_CLOUDFLARE = {"Server": "cloudflare"}
 
 
 def credentials(scope: Scope) -> tuple[str, str] | None:
@@ -74,6 +78,12 @@ class Gate(hosting.Gate):
 
     platform = "woocommerce"
     fault_kinds = (429, 503, 502, 403)
+    pages = {
+        429: ("application/json; charset=UTF-8", orjson.dumps(_TOO_MANY.body()), {}),
+        503: (_HTML, _MAINTENANCE_503.encode(), {}),
+        502: (_HTML, _CLOUDFLARE_502.encode(), _CLOUDFLARE),
+        403: (_HTML, _CLOUDFLARE_403.encode(), _CLOUDFLARE),
+    }
     settings: FakeWooSettings
 
     def is_api(self, path: str) -> bool:
@@ -86,18 +96,6 @@ class Gate(hosting.Gate):
             f"Too many requests. Please wait {seconds} seconds before trying again.",
             headers={"Retry-After": str(seconds), "RateLimit-Limit": str(int(self.bucket.capacity)),
                      "RateLimit-Remaining": "0", "RateLimit-Reset": str(seconds)}))
-
-    async def fault(self, scope: Scope, send: Send, kind: int) -> bool:
-        retry_after = {"Retry-After": str(self.settings.retry_after)}
-        if kind == 429:
-            await _json(send, WooError(429, "rate_limit_exceeded",
-                                       "Too many requests. Please wait before trying again.",
-                                       headers=retry_after))
-            return True
-        body = {502: _CLOUDFLARE_502, 403: _CLOUDFLARE_403, 503: _MAINTENANCE_503}[kind]
-        await hosting.answer(send, kind, body.encode(), "text/html; charset=UTF-8",
-                             retry_after if kind == 503 else {"Server": "cloudflare"})
-        return True
 
     async def admit(self, scope: Scope, receive: Receive, send: Send, *, api: bool,
                     fault: int | None) -> None:

@@ -66,11 +66,9 @@ Pick = tuple[int, int, str, int, int, str | None]
 
 
 def _buyer(store: Store, row: Row, rng: random.Random) -> tuple[str, str, str]:
-    if row.customer:
-        return customer_core(store.seed, row.customer)
-    if row.id == GUEST_EMAIL_ONLY_ORDER:
+    if row.id == GUEST_EMAIL_ONLY_ORDER and not row.customer:
         return "", "", f"guest.{row.id}@example.net"
-    return PERSONAS.guest(rng, row.id)
+    return PERSONAS.buyer(store.seed, row.customer, rng, row.id)
 
 
 def _picks(store: Store, row: Row, rng: random.Random) -> list[Pick]:

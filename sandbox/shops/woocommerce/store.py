@@ -147,12 +147,6 @@ class Store(Shop):
                            f"{what} not support trashing.")
         if force:
             self.remove(resource, record_id)
-            if resource == "products":
-                for vid in self.children.pop(record_id, []):
-                    self.tables["variations"].rows.pop(vid, None)
-                self.tables["variations"].changed()
-            if resource == "variations" and record_id in self.children.get(row.parent, []):
-                self.children[row.parent].remove(record_id)
             return row, before
         if row.status == "trash":
             singular = {"orders": "shop_order", "coupons": "shop_coupon"}.get(resource, "product")

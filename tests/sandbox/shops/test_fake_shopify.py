@@ -207,6 +207,19 @@ def test_deletions_leave_destroy_events(shop: RunningFakeShopify) -> None:
     assert gone["data"]["product"] is None
 
 
+def test_a_deleted_variant_leaves_its_product() -> None:
+    shop = start("--orders", "0", "--customers", "0", "--products", "3")
+    try:
+        query = "{ products(first: 1) { nodes { id variants(first: 20) { nodes { id } } } } }"
+        before = shop.graphql(query)["data"]["products"]["nodes"][0]
+        variants = [v["id"] for v in before["variants"]["nodes"]]
+        shop.fake().delete(f"/variants/{variants[0].rsplit('/', 1)[1]}")
+        after = shop.graphql(query)["data"]["products"]["nodes"][0]
+        assert [v["id"] for v in after["variants"]["nodes"]] == variants[1:]
+    finally:
+        shop.stop()
+
+
 def test_the_same_seed_gives_the_same_shop(shop: RunningFakeShopify) -> None:
     other = start("--orders", "120", "--customers", "20", "--products", "10")
     try:

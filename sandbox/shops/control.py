@@ -7,7 +7,8 @@ which also adds the routes only it has.
     POST   /__fake__/clock                    {"now": "<a time>" | null, "advance": 5}
     GET    /__fake__/stats                    {"requests": n, "throttled": n} on the API
     GET    /__fake__/arrivals                 {"at": [epoch seconds, …]}: when the latest
-                                              API requests arrived, oldest first
+                                              API requests arrived, oldest first (not
+                                              Shopify's, which has no hosting gate)
     POST   /__fake__/rate-limit               {"tokens": 0}: what --rate-limit leaves the next
                                               API request (refilling resumes after it)
     GET    /__fake__/{resource}/ids           every id
@@ -53,6 +54,9 @@ class Control(ABC):
     record_path: ClassVar[str] = "{record_id:int}"
     #: whether ``/rate-limit`` is served (Shopify's limit is its cost bucket instead)
     rate_limited: ClassVar[bool] = True
+    #: whether the fake runs behind ``hosting.Gate``, which keeps the API's arrival times
+    #: (``/__fake__/arrivals``: a fake without it has no such route)
+    hosted: ClassVar[bool] = True
     media_type: ClassVar[str] = "application/json"
     #: the field a bulk touch names the time it set in (``stamp``)
     stamp_field: ClassVar[str] = ""
@@ -160,7 +164,9 @@ class Control(ABC):
         record = f"/{{resource}}/{self.record_path}"
         routes: list[tuple[str, str, Endpoint]] = [
             ("GET", "/clock", self._get_clock), ("POST", "/clock", self._set_clock),
-            ("GET", "/stats", self._stats), ("GET", "/arrivals", self._arrivals)]
+            ("GET", "/stats", self._stats)]
+        if self.hosted:
+            routes.append(("GET", "/arrivals", self._arrivals))
         if self.rate_limited:
             routes.append(("POST", "/rate-limit", self._drain))
         routes += [("GET", "/{resource}/ids", self._ids),

@@ -46,6 +46,7 @@ class ShopifyControl(Control):
     stamp_field = "updatedAt"
     record_path = "{record_id}"
     rate_limited = False
+    hosted = False
 
     def authorize(self, request: Request) -> None:
         token = request.headers.get("x-shopify-access-token", "")

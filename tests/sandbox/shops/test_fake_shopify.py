@@ -220,6 +220,11 @@ def test_a_deleted_variant_leaves_its_product() -> None:
         shop.stop()
 
 
+def test_the_control_api_has_no_arrivals_without_a_hosting_gate(shop: RunningFakeShopify) -> None:
+    # no such route (only POST /{resource} has the path), not a 500 from a missing log
+    assert shop.fake().get("/arrivals").status_code == 405
+
+
 def test_the_same_seed_gives_the_same_shop(shop: RunningFakeShopify) -> None:
     other = start("--orders", "120", "--customers", "20", "--products", "10")
     try:

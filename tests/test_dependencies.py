@@ -19,6 +19,7 @@ NOT_IMPORTED = {
     "dagster-dg-cli": "`dg dev`, which `shopsync dev` runs",
     "dagster-webserver": "the Dagster UI `dg dev` serves",
     "psycopg": "the PostgreSQL driver SQLAlchemy loads from a state_url",
+    "sniffio": "httpcore's check of the async library, a failed import per request without it",
     "mypy": "the type check (a command)",
     "ruff": "the lint (a command)",
     "pytest-timeout": "a pytest plugin (the `timeout` setting)",

@@ -4,7 +4,9 @@ Every stream is incremental on ``(arrival of the file, key of the row)`` (see me
 for why the file's arrival, not the row's change time): a read lists the stream's folder,
 fixes the arrival of new files, and reads, oldest first, only the files that arrived after
 the position it is given — a file's rows are read once, then stay behind the cursor. Within
-a file rows go in key order; when a key appears twice in one file the last row wins.
+a file rows go in key order; when a key appears twice in one file the last row wins. The file
+the position is in is read again only when rows of it lie past the position: the memory
+keeps the last key of each file read to its end, so an unchanged rerun parses nothing.
 
 A row that cannot be read — a line that is not JSON, a CSV row with too many fields, a row
 without its key, a file missing a configured column — is not fatal: it is yielded as a
@@ -114,14 +116,17 @@ class FilesConnector:
                      until: datetime | None) -> AsyncIterator[list[RawRecord]]:
         arrived = await asyncio.to_thread(self._arrivals, stream, spec, after)
         page: list[RawRecord] = []
+        #: files read to their end: name -> (arrival, last key), for the memory
+        ends: dict[str, tuple[datetime, str]] = {}
         for file in arrived:
             if until is not None and file.arrival > until:
                 break
-            if after is not None and file.arrival < after.changed_at:
+            if after is not None and _behind(file, after):
                 continue
             records = self._records(stream, spec, file)  # read in a thread, a page at a time
             try:
                 while taken := await asyncio.to_thread(_take, records, self.config.page_size):
+                    ends[file.name] = (file.arrival, taken[-1]["_key"])
                     if after is not None and file.arrival == after.changed_at:
                         taken = [r for r in taken if after < self.position(stream, r)]
                     for record in taken:
@@ -131,6 +136,8 @@ class FilesConnector:
                             page = []
             finally:
                 records.close()
+        if ends:
+            await asyncio.to_thread(self.memory.read_to_end, stream, ends)
         if page:
             yield page
 
@@ -183,6 +190,14 @@ class FilesConnector:
                 key = origin
             record["_key"] = key
             yield key, record
+
+
+def _behind(file: Arrived, after: Position) -> bool:
+    """Whether nothing of ``file`` lies past ``after``: it arrived before, or it is the
+    file of ``after`` and its last row (once a read has reached it) is at or before it."""
+    if file.arrival != after.changed_at:
+        return file.arrival < after.changed_at
+    return file.last_key is not None and Position(file.arrival, file.last_key) <= after
 
 
 def _take(records: Iterator[RawRecord], count: int) -> list[RawRecord]:

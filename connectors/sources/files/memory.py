@@ -21,6 +21,11 @@ When a file arrives:
 - a file still being written has a recent mtime, so its arrival lies after the engine's
   read horizon (a settled second in the past): it is read once it has stopped changing.
 
+Once a read has gone through a file to its end, the memory also keeps the file's last key
+(``last_key``): a position at or past ``(arrival, last key)`` has nothing left in that file,
+so the run after a sync that ended in it does not parse and sort it again (a changed file is
+a new arrival, without a last key until it is read).
+
 Losing the memory file is safe but not free: files are then placed by their mtime, and
 those at or before the engine's cursor count as read.
 """
@@ -57,6 +62,8 @@ class Seen:
     mtime_ns: int
     sha256: str
     arrival: str  # ISO 8601, UTC, microseconds
+    #: the key of its last row in key order, once a read reached its end
+    last_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,8 @@ class Arrived:
     path: Path
     name: str  # relative to the stream's folder
     arrival: datetime
+    #: the key of its last row, when a read has reached its end (else None)
+    last_key: str | None = None
 
 
 def sha256_of(path: Path) -> str:
@@ -138,9 +147,27 @@ class FileMemory:
                 memory["files"] = kept
                 self._save(data)
         by_name = {name: path for path, name in files}
-        arrived = [Arrived(by_name[name], name, datetime.fromisoformat(entry["arrival"]))
+        arrived = [Arrived(by_name[name], name, datetime.fromisoformat(entry["arrival"]),
+                           entry.get("last_key"))
                    for name, entry in kept.items()]
         return sorted(arrived, key=lambda a: (a.arrival, a.name))
+
+    def read_to_end(self, stream: str, ends: dict[str, tuple[datetime, str]]) -> None:
+        """Remember the last key of files read to their end (name -> (arrival, last key)),
+        where the file has kept that arrival (its content is the one read)."""
+        with self._locked():
+            data = self._load()
+            files = data["streams"].get(stream, {}).get("files", {})
+            changed = False
+            for name, (arrival, last_key) in ends.items():
+                entry = files.get(name)
+                if entry is None or datetime.fromisoformat(entry["arrival"]) != arrival:
+                    continue  # changed or gone since: its new content was not read
+                if entry.get("last_key") != last_key:
+                    entry["last_key"] = last_key
+                    changed = True
+            if changed:
+                self._save(data)
 
     @staticmethod
     def _seen(known: dict[str, dict[str, Any]],

@@ -229,3 +229,41 @@ def test_the_orders_of_a_drop_read_the_same_sorted_in_runs_on_disk(tmp_path, dro
 
     assert read(tmp_path, "orders", options={"page_size": 7}) == in_memory
     assert read(tmp_path, "orders", after=middle) == in_memory[11:]
+
+
+def test_the_file_a_read_ended_in_is_not_read_again_while_its_size_and_mtime_hold(tmp_path):
+    """The memory trusts a file's size and mtime (it hashes only files that changed them),
+    and keeps the last key of a file read to its end: the next read from a position at
+    that key does not open the file, so a same-size rewrite under the old mtime is not seen
+    — where reading it again would have found key 9."""
+    folder = tmp_path / "groups"
+    folder.mkdir()
+    path = folder / "g.csv"
+    path.write_text("id,name,created_at,updated_at\n1,One,,\n2,Two,,\n")
+    set_mtime(path, datetime.now(UTC) - timedelta(seconds=30))
+    cursor = last_position(read(tmp_path, "groups"))
+    memory = json.loads((tmp_path / ".shopsync" / "files-state.json").read_text())
+    assert memory["streams"]["groups"]["files"]["g.csv"]["last_key"] == "2"
+
+    stat = path.stat()
+    path.write_text("id,name,created_at,updated_at\n1,One,,\n9,Two,,\n")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert read(tmp_path, "groups", after=cursor) == []
+    # from before its last key, the file is read again (a run that stopped inside it)
+    inside = Position(cursor.changed_at, "1")
+    assert [r["_key"] for r in read(tmp_path, "groups", after=inside)] == ["9"]
+
+
+def test_a_read_stopped_inside_a_file_leaves_its_last_key_unknown(tmp_path, drop):
+    source = connector(tmp_path, page_size=3)
+
+    async def first_page() -> list[dict[str, Any]]:
+        pages = source.read("orders")
+        page = await anext(pages)
+        await pages.aclose()
+        return page
+
+    asyncio.run(first_page())
+    memory = json.loads((tmp_path / ".shopsync" / "files-state.json").read_text())
+    assert all(entry.get("last_key") is None
+               for entry in memory["streams"]["orders"]["files"].values())

@@ -21,24 +21,13 @@ from connectors.sources.base import SourceConnector
 from pipelines.engine.state import ItemStatus, StateStore
 
 DELETE_BATCH = 100
-_GONE = {ItemStatus.DELETED}
 
 
 def stale_records(state: StateStore, source: str, resources: Iterable[str],
                   seen: Collection[str]) -> set[str]:
     """Source records the ledger holds items of that a full read did not see."""
-    gone: set[str] = set()
-    for resource in resources:
-        after = None
-        while True:
-            entries = state.entries(source, resource, limit=1000, after_key=after)
-            if not entries:
-                break
-            after = entries[-1].key
-            gone.update(e.source_record_id for e in entries
-                        if e.source_record_id and e.status not in _GONE
-                        and e.source_record_id not in seen)
-    return gone
+    return {record_id for resource in resources
+            for record_id in state.live_records(source, resource) if record_id not in seen}
 
 
 async def reported_deletions(connector: SourceConnector, stream: str,

@@ -157,6 +157,24 @@ def test_entries_order_keys_by_bytes_on_every_backend(store: StateStore) -> None
     keys = ["b", "B", "a|fr", "a|en", "10", "9", "_x", "é"]
     store.record(S, R, [outcome(k, ItemStatus.ACCEPTED) for k in keys])
     assert [e.key for e in store.entries(S, R)] == sorted(keys, key=lambda k: k.encode())
+    # of some statuses (one look-up each, merged): the same order
+    store.mark(S, R, keys[::2], ItemStatus.FAILED)
+    store.mark(S, R, keys[1::4], ItemStatus.REJECTED)
+    unsent = store.entries(S, R, [ItemStatus.FAILED, ItemStatus.REJECTED])
+    assert [e.key for e in unsent] == sorted(keys[::2] + keys[1::4], key=lambda k: k.encode())
+    assert [e.key for e in store.entries(S, R, [ItemStatus.FAILED, ItemStatus.REJECTED],
+                                         limit=2, after_key="B")] == ["_x", "a|fr"]
+
+
+def test_live_records_are_the_record_ids_of_items_not_deleted(store: StateStore) -> None:
+    store.record(S, R, [outcome(f"{i:05d}", ItemStatus.ACCEPTED, source_record_id=f"r{i // 2}")
+                        for i in range(12)])
+    store.record(S, R, [outcome("x", ItemStatus.QUARANTINED)])  # no source record id
+    store.record(S, "other", [outcome("00001", ItemStatus.ACCEPTED, source_record_id="r9")])
+    store.mark(S, R, ["00010", "00011"], ItemStatus.DELETED)
+
+    assert sorted(store.live_records(S, R, page=5)) == sorted(
+        f"r{i // 2}" for i in range(10))
 
 
 def test_mark_changes_the_status_of_known_keys_only(store: StateStore) -> None:

@@ -3,7 +3,9 @@ and counts per status, per resource or per window of change time."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import heapq
+import itertools
+from collections.abc import Collection, Iterator, Sequence
 from datetime import datetime
 
 from sqlalchemy import func, select
@@ -56,20 +58,46 @@ class LedgerQueries(StoreBase):
         after_key: str | None = None,
     ) -> list[LedgerEntry]:
         """Entries in key order (byte order), after ``after_key``: pass the last key of a
-        page to get the next one."""
+        page to get the next one.
+
+        Of some statuses, each status is its own look-up in the (status, key) index, merged
+        here: given ``status IN (…)`` with ``ORDER BY item_key``, SQLite walks every entry
+        of the resource in key order instead (a whole ledger, each run, to find the
+        failed items there usually are none of)."""
         query = (
             select(ledger)
             .where(ledger.c.source == source, ledger.c.resource == resource)
             .order_by(ledger.c.item_key)
         )
-        if statuses is not None:
-            query = query.where(ledger.c.status.in_([ItemStatus(s).value for s in statuses]))
         if after_key is not None:
             query = query.where(ledger.c.item_key > after_key)
         if limit is not None:
             query = query.limit(limit)
         with self._connection() as conn:
-            return [entry_from_row(row) for row in conn.execute(query)]
+            if statuses is None:
+                return [entry_from_row(row) for row in conn.execute(query)]
+            pages = [[entry_from_row(row) for row in conn.execute(query.where(
+                ledger.c.status == status))] for status in {ItemStatus(s).value for s in statuses}]
+        merged = heapq.merge(*pages, key=lambda entry: entry.key)
+        return list(itertools.islice(merged, limit))
+
+    def live_records(self, source: str, resource: str, page: int = 5000) -> Iterator[str]:
+        """The source record ids of the items of ``resource`` not deleted, each item's once
+        (a record that became several items comes as often), a page of keys at a time:
+        the ids alone, not the rows' payloads, which cost far more to read."""
+        after = None
+        where = (ledger.c.source == source, ledger.c.resource == resource)
+        while True:
+            query = select(ledger.c.item_key, ledger.c.source_record_id, ledger.c.status).where(
+                *where, *([ledger.c.item_key > after] if after is not None else [])
+            ).order_by(ledger.c.item_key).limit(page)
+            with self._connection() as conn:
+                rows = conn.execute(query).all()
+            if not rows:
+                return
+            after = rows[-1].item_key
+            yield from (record_id for _, record_id, status in rows
+                        if record_id and status != ItemStatus.DELETED.value)
 
     def keys_of_records(
         self, source: str, resource: str, record_ids: Sequence[str]

@@ -5,8 +5,9 @@ the drop folder) with N orders (default 100 000) on free ports, runs the engine 
 stream, and prints records/s, the time per stream, where the sync's time went by stage
 (read/parse, map, validate, the wait for great-expectations, quality, diff, ledger,
 encode/push: share of the sync's wall time and CPU seconds of the syncing thread), the CPU
-seconds of each process, the peak memory of the syncing process, and the second run's time
-and write count (which should be zero).
+seconds of each process, the peak memory of the syncing process, the second run's time
+and write count (which should be zero) as a share of the first's, and last the push-only
+rate of the same items (``_push_only.py``), with the sync's pushes as a share of it.
 
 ``--baseline DIR`` runs the same sync first with the engine of another checkout (its
 ``PYTHONPATH``, e.g. ``/work/main``), in a process of its own, and prints the ratio of the
@@ -34,6 +35,11 @@ from pipelines.demo import Server, demo_config, demo_env, demo_servers
 from pipelines.engine.quality import check
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import StateStore
+
+try:
+    from bench._push_only import push_only
+except ModuleNotFoundError:  # run as a script (or with another checkout's bench/ first)
+    from _push_only import push_only  # type: ignore[no-redef]
 
 SOURCES = ("woocommerce", "sql", "files")
 LABELS = {"read": "read/parse", "push": "encode/push"}
@@ -89,6 +95,7 @@ def measure(source: str, orders: int, customers: int, products: int) -> dict[str
         started = time.perf_counter()
         second = asyncio.run(runner.run())
         second_seconds = time.perf_counter() - started
+        push = asyncio.run(push_only(runner, [r for rs in runner.plan().values() for r in rs]))
         state.close()
     return {
         "source": source, "orders": orders, "customers": customers, "products": products,
@@ -98,6 +105,7 @@ def measure(source: str, orders: int, customers: int, products: int) -> dict[str
         "rss": rss, "prepared": prepared[0] if prepared else None, "stages": timer.seconds() if timer is not None else None,
         "rerun": (second_seconds, sum(r.records for r in second),
                   sum(r.total("pushed") for r in second)),
+        "push_only": push,
         "load": os.getloadavg(),
     }
 
@@ -136,6 +144,13 @@ def report(run: dict[str, Any], name: str) -> None:
     rerun, read, pushed = run["rerun"]
     print(f"  unchanged rerun: {rerun:.1f}s ({rerun / seconds:.1%} of the full sync),"
           f" {read} records read, {pushed} items written")
+    items, push_seconds = run["push_only"]
+    synced = sum(s[3] for s in run["streams"])
+    if items and push_seconds:
+        rate = items / push_seconds
+        print(f"  push-only: the {items} accepted items sent again in {push_seconds:.1f}s ="
+              f" {rate:.0f} items/s; the sync pushed {synced} at {synced / seconds:.0f}"
+              f" items/s = {synced / seconds / rate:.1%} of it")
 
 
 def baseline(checkout: str, args: argparse.Namespace) -> dict[str, Any]:

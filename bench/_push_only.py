@@ -1,0 +1,40 @@
+"""The push-only rate of a sync's items: what the sync could reach if reading, mapping,
+checking and recording cost nothing (``bench/sync.py``; issue 15's P2 asks the sync for half
+of it).
+
+The items are the ones the sync pushed and the ledger holds as accepted, with the payloads
+it sent. They are sent again, to the same sandbox, through the engine's own ``send`` (the
+bulk writer with the source's tuning), a chunk at a time in the sync's chunk size. A chunk's
+ledger page is read off the clock, so the time is the pushes' alone.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pipelines.engine.send import send
+from pipelines.engine.state import ItemStatus, Outcome
+
+
+async def push_only(runner: Any, resources: list[str]) -> tuple[int, float]:
+    """Items of ``resources`` the ledger holds as accepted, sent again by ``runner``'s
+    client: (how many, seconds of pushing)."""
+    source, tuning = runner.source, runner.source.tuning
+    items, seconds = 0, 0.0
+    async with runner.open_client() as client:
+        for resource in resources:
+            after = None
+            while page := runner.state.entries(source.name, resource, {ItemStatus.ACCEPTED},
+                                               limit=tuning.chunk_items, after_key=after):
+                after = page[-1].key
+                pending = {e.key: Outcome(e.key, e.content_hash, ItemStatus.ACCEPTED,
+                                          e.source_record_id, (), e.payload)
+                           for e in page if e.payload is not None}
+                started = time.perf_counter()
+                await send(client, resource, pending, concurrency=tuning.concurrency,
+                           min_concurrency=tuning.min_concurrency,
+                           max_concurrency=tuning.max_concurrency)
+                seconds += time.perf_counter() - started
+                items += len(pending)
+    return items, seconds

@@ -9,10 +9,15 @@ import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import create_engine, text
 
+from connectors.sources.sql import SqlConfig
+from connectors.sources.sql.query import page_sql, plan_for, probe_sql
+from sandbox.shops.sql.config import STREAMS, TIMEZONE
 from sandbox.shops.sql.data import BULK, DST_FOLD, generate
+from sandbox.shops.sql.db import FakeDatabase
 
 
 def test_the_same_seed_makes_the_same_shop_and_bulk_edits_make_ties():
@@ -58,3 +63,27 @@ def test_the_command_prints_its_url_keeps_the_database_and_removes_it_when_stopp
     process.terminate()
     assert process.wait(timeout=10) == 0
     assert not path.exists() and not path.parent.exists()
+
+
+def test_every_page_of_the_sqlite_fake_is_a_range_scan_of_an_index(tmp_path):
+    """The connector compares SQLite text times through ``strftime``: the fake indexes that
+    expression with the key, so that a page costs the same in a shop of any size (without
+    it each page scanned and sorted the whole table)."""
+    url = f"sqlite:///{tmp_path / 'shop.db'}"
+    FakeDatabase(url, TIMEZONE).write(generate(3, orders=60, customers=12, products=8))
+    engine = create_engine(url)
+    read_by_change = 0
+    with engine.connect() as conn:
+        for stream, spec in SqlConfig(url=url, streams=STREAMS, timezone=TIMEZONE).streams.items():
+            probe = conn.execute(probe_sql(engine.dialect, spec)).mappings().first()
+            plan = plan_for(engine.dialect, stream, spec, dict(probe or {}), ZoneInfo(TIMEZONE))
+            if plan.cursor is None or spec.query:
+                continue
+            read_by_change += 1
+            page = page_sql(plan, after=True, tie=True, until=True)
+            steps = [row[-1] for row in conn.execute(text(f"EXPLAIN QUERY PLAN {page}"), {
+                "t": "2024-01-01 00:00:00.000", "k": 1, "until": "2030-01-01 00:00:00.000",
+                "limit": 100})]
+            assert not any(s.startswith("SCAN") or "TEMP B-TREE" in s for s in steps), (
+                stream, steps)
+    assert read_by_change > 5

@@ -1,11 +1,11 @@
 """The pages of a run's streams, read ahead of their sync while a stream waits for its
 quality suite.
 
-The great-expectations import takes seconds of CPU, in a thread the run starts with
-(``quality.check.prepare``). The first chunk that needs a suite would stall the run for what
-is left of it; reading is mostly waiting for the shop, so instead the run reads on — the
-rest of the waiting stream, then the streams after it, in the run's order — until the
-suite is planned or ``limit`` records are held. A stream's sync then takes its pages from
+The great-expectations import takes seconds of CPU, in a thread the run starts when a
+chunk first has items to check (``quality.check.prepare``). That chunk would stall the run
+for what is left of it; reading is mostly waiting for the shop, so instead the run reads
+on — the rest of the waiting stream, then the streams after it, in the run's order — until
+the suite is planned or ``limit`` records are held. A stream's sync then takes its pages from
 here first.
 
 Streams are read in the order the run syncs them and each to its end before the next is

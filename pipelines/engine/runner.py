@@ -3,6 +3,7 @@ its data source, and sync its streams in dependency order (reference data first)
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -171,13 +172,15 @@ class SourceRunner:
                                     f" its streams: {', '.join(plan)}")])
             plan = {s: r for s, r in plan.items() if s in streams}
         reports = []
+        # GX imports, in a thread, once a stream has items to check (every step's suites at
+        # the first step of a run), while the run reads on: a run that finds nothing changed
+        # never pays for it
+        prepare_quality = functools.cache(
+            lambda: prepare([r for rs in self.plan().values() for r in rs]))
         async with AsyncExitStack() as stack:
             stack.enter_context(paced_for_sync())
             if not dry_run:  # a dry run writes nothing: no lease; entered first, released last
                 stack.enter_context(self.lease("backfill" if window else "sync"))
-            # GX imports while the connections open and the first pages arrive: every step's
-            # suites at the first step of a run
-            prepare([r for rs in self.plan().values() for r in rs])
             connector = self.open_connector()
             stack.push_async_callback(connector.aclose)
             self.read_whole = {s for s, spec in connector.streams().items() if not spec.incremental}
@@ -201,6 +204,7 @@ class SourceRunner:
                     only_keys=only_keys,
                     clock=self.clock,
                     stages=self.stages,
+                    prepare_quality=prepare_quality,
                 ) for stream, resources in plan.items()}
                 # what a stream waiting for its quality suite reads ahead: itself, the next
                 ahead = ReadAhead(list(syncs), lambda s: syncs[s].reading(s, window),

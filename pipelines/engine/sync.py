@@ -66,6 +66,7 @@ class StreamSync:
         only_keys: dict[str, set[str]] | None = None,
         clock: Clock = wall_clock,
         stages: StageTimer | None = None,
+        prepare_quality: Callable[[], object] | None = None,
     ) -> None:
         self.source = source
         self.connector = connector
@@ -80,6 +81,10 @@ class StreamSync:
         self.clock = clock
         #: where the run's time goes, by stage (None: not measured)
         self.stages = stages
+        #: starts planning the run's quality suites (``quality.check.prepare``, once per
+        #: run), called when a chunk first has items to check (None: each suite is planned
+        #: when first used)
+        self.prepare_quality = prepare_quality
         self.overrides = Overrides(source.mapping)
         self._probe: VisibilityProbe | None = None
         #: the run's read-ahead and the stream being synced (``run``)
@@ -266,6 +271,8 @@ class StreamSync:
             known = {} if force else self.state.states(self.source.name, resource, list(latest))
         with stage(self.stages, "diff"):
             changed = self._changed(resource, latest, hashes, known, report)
+        if changed and self.prepare_quality is not None:
+            self.prepare_quality()
         outcomes: list[Outcome] = []
         to_send: list[MappedItem] = []
         #: why items are held back before the quality suite, for the run's quality report

@@ -7,9 +7,9 @@ before the suite (``held.py``) — into what the Dagster asset check shows.
 
 Cost: GX and the packages it shares take ~1.5 CPU-s to import (``deferred.py`` leaves out
 the half our rules never use). A sync starts that import in a thread
-(``prepare``) so that it overlaps the opening of connections and the reading: a stream whose
-suite is not planned yet reads ahead (``suite_pending``, ``engine/read_ahead.py``) instead of
-stalling on the first chunk; a sync that finds nothing to send pays it all the same. Each suite is planned once per process (``plan.py``): per batch GX then only resolves the
+(``prepare``) when a chunk first has items to check, and it overlaps the reading: a stream
+whose suite is not planned yet reads ahead (``suite_pending``, ``engine/read_ahead.py``)
+instead of stalling on that chunk; a sync that finds nothing changed never pays it. Each suite is planned once per process (``plan.py``): per batch GX then only resolves the
 metrics of the rules and judges them, about a quarter of what ``batch.validate`` costs. The
 cost is still per rule and batch more than per row, so: the engine checks only the items it
 would send (unchanged ones never reach the suite), skips the rules the item models already

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,24 +122,31 @@ def sandbox_settings(*, keys: tuple[str, ...], latency: float, **options: Any) -
     return SandboxSettings.model_validate({**options, **shops, "latency_ms": latency})
 
 
-@click.group("fake-shop")
-def fake_shop() -> None:
-    """Serve fake shop platforms with generated, deterministic data (for dry runs and tests)."""
+class _FakeShops(click.Group):
+    """Each fake shop package under ``sandbox/shops/`` brings its command in ``command.py``,
+    imported when the group is used: the fakes' imports (their web framework among them)
+    cost every other ``shopsync`` command a third of a second otherwise."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return _fake_shop_packages()
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _fake_shop_packages():
+            return None
+        command: click.Command = importlib.import_module(
+            f"sandbox.shops.{cmd_name}.command").command
+        return command
 
 
-def _add_fake_shops() -> None:
-    """Each fake shop package under ``sandbox/shops/`` brings its command in ``command.py``."""
-    import importlib
-    import pkgutil
-
+def _fake_shop_packages() -> list[str]:
+    """The packages under ``sandbox/shops/`` that have a ``command.py``, by name."""
     import sandbox.shops
 
-    for found in pkgutil.iter_modules(sandbox.shops.__path__):
-        try:
-            module = importlib.import_module(f"sandbox.shops.{found.name}.command")
-        except ModuleNotFoundError:
-            continue
-        fake_shop.add_command(module.command)
+    folders = [Path(path) for path in sandbox.shops.__path__]
+    return sorted(entry.name for folder in folders for entry in folder.iterdir()
+                  if (entry / "__init__.py").exists() and (entry / "command.py").exists())
 
 
-_add_fake_shops()
+@click.group("fake-shop", cls=_FakeShops)
+def fake_shop() -> None:
+    """Serve fake shop platforms with generated, deterministic data (for dry runs and tests)."""

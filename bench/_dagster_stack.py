@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -25,17 +24,12 @@ import httpx
 from dagster import DagsterRunStatus
 from dagster_graphql import DagsterGraphQLClient
 
+from pipelines.cli.demo import free_port
+
 ROOT = Path(__file__).resolve().parents[1]
 #: the location name workspace.yaml gives the code location
 LOCATION = "shopsync"
 DONE = {DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -94,7 +88,7 @@ class DagsterStack:
         shutil.copy(dagster_yaml, home / "dagster.yaml")
         self.home = home
         self.env = {**os.environ, **env, "DAGSTER_HOME": str(home)}
-        self.port = free_port()
+        self.port = free_port("127.0.0.1")
         self.processes: list[subprocess.Popen[bytes]] = []
 
     def _start(self, name: str, *command: str) -> subprocess.Popen[bytes]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -96,11 +97,39 @@ def write_instance(dagster_home: Path) -> Path:
     return path
 
 
+#: where the kernel picks the local ports of outgoing connections (Linux's default range)
+EPHEMERAL = (32768, 60999)
+
+
+def ephemeral_ports() -> tuple[int, int]:
+    """The range the kernel takes outgoing connections' local ports from."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return EPHEMERAL
+
+
 def free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+    """A port nothing listens on, for a server another process binds later (the Dagster
+    UI). Not one the kernel would pick (``bind(0)``): in the seconds before that process
+    binds it, any outgoing connection on the machine may take it as its own local port
+    (the UI then failed with "address already in use"). Chosen below the ephemeral range,
+    at random, so that two starts at once seldom pick the same."""
+    low, _ = ephemeral_ports()
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    candidates = random.sample(range(max(1024, low - 12_000), low), 200) if low > 2048 else []
+    for port in candidates:
+        with socket.socket(family) as probe:
+            try:
+                probe.bind((host, port))
+            except OSError:
+                continue
+            return port
+    with socket.socket(family) as probe:  # no range below it: the kernel's choice
         probe.bind((host, 0))
-        port: int = probe.getsockname()[1]
-        return port
+        chosen: int = probe.getsockname()[1]
+        return chosen
 
 
 def wait_serving(url: str, dagster: subprocess.Popen[bytes], timeout: float = 300) -> None:

@@ -4,6 +4,7 @@ from wherever the command runs."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import dagster as dg
@@ -11,7 +12,7 @@ import pytest
 import yaml
 from dagster._core.run_coordinator import DefaultRunCoordinator
 
-from pipelines.cli.demo import dev_home, write_instance
+from pipelines.cli.demo import dev_home, ephemeral_ports, free_port, write_instance
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -42,3 +43,15 @@ def test_the_location_is_the_one_workspace_yaml_names(tmp_path: Path) -> None:
                 for e in entries]
 
     assert named(ours) == named(project)
+
+
+def test_the_uis_port_is_free_and_never_one_an_outgoing_connection_could_take() -> None:
+    """The UI's process binds the port seconds after it is chosen: a port from the kernel's
+    ephemeral range could meanwhile become the local port of any outgoing connection (the
+    UI then failed with "address already in use", once under the suite's load)."""
+    low, high = ephemeral_ports()
+    ports = {free_port("127.0.0.1") for _ in range(20)}
+    assert all(1024 <= port < low for port in ports), (ports, (low, high))
+    for port in ports:
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", port))  # nothing else has it

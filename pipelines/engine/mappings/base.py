@@ -10,6 +10,7 @@ callable ``fn(item, record) -> item`` for the rest.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -57,12 +58,21 @@ def item_key(resource: str, item: Item) -> str:
     return "|".join(str(item.get(field)) for field in spec.key_fields)
 
 
+#: ISO 8601 text already in UTC (``Z`` or ``+00:00``, with or without a fraction, a year
+#: from 1000): once ``datetime.fromisoformat`` takes it, what ``utc`` writes of it is its
+#: first 19 characters and ``Z`` (most timestamps a connector passes on: not converted)
+_UTC_TEXT = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+                       r"(\.[0-9]{1,9})?(Z|\+00:00)")
+
+
 def utc(text: str | None) -> str | None:
     """A platform timestamp as ISO 8601 UTC with ``Z``; naive ones are taken as UTC."""
     if not text:
         return None
     # not fromisoformat(text) alone: it refuses a date with Z ("2024-05-01Z"), this accepts it
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))  # noqa: FURB162
+    if _UTC_TEXT.fullmatch(text) is not None:
+        return text[:19] + "Z"
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

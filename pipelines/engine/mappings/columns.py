@@ -30,7 +30,6 @@ the resource of its name and this mapping only makes the values what the item mo
 from __future__ import annotations
 
 import math
-import re
 import types
 from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime
@@ -148,26 +147,10 @@ def _unfit(problems: list[str], where: Where, unfit: Unfit) -> Any:
     return _json_safe(unfit.shown)
 
 
-#: ISO 8601 text in UTC (``Z`` or ``+00:00``, with or without a fraction, a year from 1000):
-#: once ``datetime.fromisoformat`` has taken it, what ``utc`` writes of it is its first 19
-#: characters and ``Z``, and when it does not take it, ``utc`` refuses it too
-_UTC_TEXT = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
-                       r"(\.[0-9]{1,9})?(Z|\+00:00)")
-
-
-def _timestamp_convert(value: Any, problems: list[str], where: Where) -> Any:
-    """``scalar("timestamp", …)`` with text already in UTC read without converting it (a
-    drop folder's and a database's timestamps leave their connector so)."""
-    if type(value) is str and _UTC_TEXT.fullmatch(value) is not None:
-        if len(value) == 20:  # already as the API takes it, or no date: either way, as it is
-            return value
-        try:
-            datetime.fromisoformat(value.replace("Z", "+00:00"))  # noqa: FURB162
-        except ValueError:
-            return value
-        return value[:19] + "Z"
+def _general(kind: str, value: Any, problems: list[str], where: Where) -> Any:
+    """``scalar``'s conversion, JSON-safe, a value the API cannot be given noted."""
     try:
-        return _json_safe(scalar("timestamp", value))
+        return _json_safe(scalar(kind, value))
     except Unfit as unfit:
         return _unfit(problems, where, unfit)
 
@@ -191,12 +174,7 @@ def _scalar_convert(kind: str) -> Convert:
             return value is None
 
     def convert(value: Any, problems: list[str], where: Where) -> Any:
-        if fast(value):
-            return value
-        try:
-            return _json_safe(scalar(kind, value))
-        except Unfit as unfit:
-            return _unfit(problems, where, unfit)
+        return value if fast(value) else _general(kind, value, problems, where)
 
     return convert
 
@@ -236,8 +214,6 @@ def converter(kind: Kind) -> Convert:
         return _list_convert(converter(inner))
     if name == "any":
         return _any_convert
-    if name == "timestamp":
-        return _timestamp_convert
     return _scalar_convert(name)
 
 

@@ -98,14 +98,21 @@ def new_kpi_key() -> str:
     return f"kpi-{secrets.token_hex(12)}"
 
 
+def polled(condition: Callable[[], T], timeout: float) -> T:
+    """The first truthy answer of ``condition``, asked again every 50 ms, or its last answer
+    once ``timeout`` seconds have passed: for a test that words its own failure."""
+    deadline = time.monotonic() + timeout
+    while not (answer := condition()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return answer
+
+
 def eventually(condition: Callable[[], T], what: str, timeout: float = 10.0) -> T:
     """The first truthy answer of ``condition``, asked again every 50 ms: for what a server
     does on its own schedule. Fails naming ``what`` after ``timeout`` seconds: a bound far
     above the time it takes, so a slow machine waits longer and only a hang fails."""
-    deadline = time.monotonic() + timeout
-    while not (answer := condition()):
-        assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
-        time.sleep(0.05)
+    answer = polled(condition, timeout)
+    assert answer, f"{what}: not within {timeout} s"
     return answer
 
 

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support import eventually
+from tests.support import eventually, polled
 
 #: starting three servers and Dagster's four processes on a crowded machine
 START_BOUND = 300.0
@@ -94,10 +94,8 @@ class Dev:
         code = self.process.wait(timeout=STOP_BOUND)
         # a process it started may end a moment after it: one that notices its parent's end
         # by looking now and then (as Dagster's orphan watcher does) — but within a bound
-        deadline = time.monotonic() + LINGER_BOUND
-        while (left := alive(below)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return code, left
+        polled(lambda: not alive(below), LINGER_BOUND)
+        return code, alive(below)
 
     def stop(self) -> None:
         """Ctrl-C unless it has stopped; past its bound, kill it and all below it."""

@@ -62,7 +62,15 @@ def _amounts_min(item: Mapping[str, Any], fields: Sequence[str],
 
 
 def _unknown_products(item: Mapping[str, Any], products: set[str]) -> int:
-    return sum(str(line.get("product_id")) not in products for line in _lines(item))
+    """Lines naming a product ``products`` does not hold; hot: one pass, no list."""
+    lines = item.get(LINES)
+    if not isinstance(lines, list):
+        return 0
+    unknown = 0
+    for line in lines:
+        if isinstance(line, _MAPPING) and str(line.get("product_id")) not in products:
+            unknown += 1
+    return unknown
 
 
 def item_frame(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
@@ -77,7 +85,8 @@ def item_frame(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
     for column, kind in suite.shape.columns.items():
         if column not in wanted:
             continue
-        values = [_get(item, column) for _, item in items]
+        values = ([item.get(column) for _, item in items] if "." not in column
+                  else [_get(item, column) for _, item in items])
         if kind == "id":
             data[column] = [None if v is None or v == "" else v for v in values]
         elif kind == "text":

@@ -6,6 +6,10 @@ A light hook, not a profiler: a stream run times whole pages and chunks, never s
 records, and without a timer (the default) each hook is a shared no-op context. CPU time is
 the syncing thread's (``time.thread_time_ns``): the great-expectations import in its own
 thread shows as the quality step's wait (``gx wait``), wall time without CPU.
+
+A chunk's delivery runs beside the next chunk's work, so stages overlap: each moment is
+credited to the stage entered last of those still open (the one the thread is in), and
+no moment twice; the stages' shares of a sync add up to at most the whole.
 """
 
 from __future__ import annotations
@@ -31,21 +35,38 @@ class StageTime:
 
 class StageTimer:
     """Accumulates wall and CPU nanoseconds per stage; ``stage`` is entered per page or
-    chunk, one stage at a time (stages do not nest)."""
+    chunk. Stages may be open together (a delivery beside the next chunk): the time since
+    the last change goes to the one entered last."""
 
     def __init__(self) -> None:
         self.times: dict[str, StageTime] = {name: StageTime() for name in STAGES}
+        #: the stages entered and not yet left, the current one last
+        self._open: list[StageTime] = []
+        self._since = (0, 0)
+
+    def _credit(self) -> None:
+        """The time since the last change goes to the current stage."""
+        wall, cpu = time.perf_counter_ns(), time.thread_time_ns()
+        if self._open:
+            current = self._open[-1]
+            current.wall_ns += wall - self._since[0]
+            current.cpu_ns += cpu - self._since[1]
+        self._since = (wall, cpu)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        wall, cpu = time.perf_counter_ns(), time.thread_time_ns()
+        spent = self.times.setdefault(name, StageTime())
+        self._credit()
+        self._open.append(spent)
+        spent.calls += 1
         try:
             yield
         finally:
-            spent = self.times.setdefault(name, StageTime())
-            spent.wall_ns += time.perf_counter_ns() - wall
-            spent.cpu_ns += time.thread_time_ns() - cpu
-            spent.calls += 1
+            self._credit()
+            # its last entry, which need not be the current one: a delivery's stage may
+            # end while the next chunk's is open
+            at = max(i for i, s in enumerate(self._open) if s is spent)
+            del self._open[at]
 
     def seconds(self) -> dict[str, tuple[float, float]]:
         """Stage -> (wall seconds, CPU seconds)."""

@@ -7,8 +7,13 @@ whatever the ledger says, and leaves the stream's cursor where it was.
 Pages are read in position order and gathered into chunks; each chunk is mapped, checked
 (gate.py), diffed against the ledger, pushed, and its outcomes recorded together with the
 stream's cursor in one transaction. The cursor therefore never passes an item whose outcome
-is not durably known: a crash anywhere, rerun, re-reads at most one chunk, and what the
+is not durably known: a crash anywhere, rerun, re-reads at most two chunks, and what the
 ledger already holds as accepted with the same content is not sent again.
+
+A chunk's push and record (its delivery) run while the next chunk is read, mapped and
+checked: the API's answers are waited for with work to do. One delivery is in flight at a
+time, so pushes and ledger writes keep the chunks' order; a chunk sharing an item with the
+one in flight waits for it before the ledger is asked about that item.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.resources import SYNC_RESOURCES
@@ -46,6 +52,26 @@ from pipelines.engine.stream_report import SAMPLES_PER_RESOURCE, StreamReport
 
 #: chunks of records a run may read ahead of its sync while it waits for a quality suite
 READ_AHEAD_CHUNKS = 4
+
+
+@dataclass
+class Checked:
+    """One resource of a chunk, checked: the outcomes of the items held back, and the
+    items to send with their content hashes."""
+
+    resource: str
+    held: list[Outcome]
+    to_send: list[MappedItem]
+    hashes: dict[str, str]
+
+
+@dataclass
+class Delivery:
+    """A chunk's push and record, running while the next chunk is prepared."""
+
+    task: asyncio.Task[None]
+    #: (resource, key) of its items: a later chunk holding one of them waits for it
+    keys: set[tuple[str, str]]
 
 
 class StreamSync:
@@ -90,6 +116,8 @@ class StreamSync:
         #: the run's read-ahead and the stream being synced (``run``)
         self._ahead: ReadAhead | None = None
         self._stream = ""
+        #: the chunk being pushed and recorded while the next one is prepared
+        self._delivery: Delivery | None = None
         self.context = MappingContext(
             # sources read from a database or files have no shop address
             shop_url=source.connection.url or "",
@@ -163,25 +191,30 @@ class StreamSync:
         chunk: list[MappedItem] = []
         last: Position | None = None
         seen: set[str] | None = set() if plan.finds_deletions else None
-        while True:
-            with stage(self.stages, "read"):
-                page = await reading.next()
-            if page is None:
-                break
-            with stage(self.stages, "map"):
-                for record in page:
-                    position = self.connector.position(stream, record)
-                    if seen is not None:
-                        seen.add(position.record_id)
-                    if not plan.keeps(position.changed_at):
-                        continue
-                    report.records += 1
-                    last = position
-                    chunk += [m for m in self._map(stream, record, position) if self._pushed(m)]
-            if len(chunk) >= self.chunk_items:
-                await self._flush(stream, chunk, plan, last, report, dry_run)
-                chunk = []
-        await self._flush(stream, chunk, plan, last, report, dry_run)
+        try:
+            while True:
+                with stage(self.stages, "read"):
+                    page = await reading.next()
+                if page is None:
+                    break
+                with stage(self.stages, "map"):
+                    for record in page:
+                        position = self.connector.position(stream, record)
+                        if seen is not None:
+                            seen.add(position.record_id)
+                        if not plan.keeps(position.changed_at):
+                            continue
+                        report.records += 1
+                        last = position
+                        chunk += [m for m in self._map(stream, record, position)
+                                  if self._pushed(m)]
+                if len(chunk) >= self.chunk_items:
+                    await self._flush(stream, chunk, plan, last, report, dry_run)
+                    chunk = []
+            await self._flush(stream, chunk, plan, last, report, dry_run)
+            await self._delivered()
+        finally:
+            self._abandon()
         report.cursor = last
         if seen is not None:
             await self._delete_unseen(stream, seen, report, dry_run)
@@ -230,34 +263,71 @@ class StreamSync:
 
     async def _flush(self, stream: str, chunk: list[MappedItem], plan: ReadPlan,
                      last: Position | None, report: StreamReport, dry_run: bool) -> None:
-        """Check, diff, push and record one chunk; then move the cursor past it when the
-        plan advances it."""
+        """Check and diff one chunk, then start its delivery (push, record, and the cursor
+        past it when the plan advances it) once the chunk before it is delivered."""
+        keys = {(m.resource, m.key) for m in chunk}
+        if self._delivery is not None and not keys.isdisjoint(self._delivery.keys):
+            await self._delivered()  # the ledger must know how the shared items ended
+        checked = [await self._check(resource, [m for m in chunk if m.resource == resource],
+                                     report, dry_run, force=plan.resends_everything)
+                   for resource in self._resources_in_order(stream, chunk)]
+        await self._delivered()
+        if dry_run:
+            if self.progress is not None:
+                self.progress(report)
+            return
         cursor = last if plan.advances_cursor else None
-        resources = self._resources_in_order(stream, chunk)
-        for index, resource in enumerate(resources):
-            items = [m for m in chunk if m.resource == resource]
-            outcomes = await self._push_resource(resource, items, report, dry_run,
-                                                 force=plan.resends_everything)
-            if not dry_run:
-                is_last = index == len(resources) - 1
-                with stage(self.stages, "ledger"):
-                    self.state.record(
-                        self.source.name, resource, outcomes,
-                        cursor=(stream, cursor) if is_last and cursor is not None else None,
-                    )
-                if self._probe is not None:
-                    self._probe.watch(resource, [o.key for o in outcomes
-                                                 if o.status is ItemStatus.ACCEPTED])
-        if not resources and cursor is not None and not dry_run:
+        self._delivery = Delivery(
+            asyncio.create_task(self._deliver(stream, checked, cursor, report)), keys)
+
+    async def _delivered(self) -> None:
+        """Wait for the delivery in flight, if any (its failure is the run's)."""
+        delivery, self._delivery = self._delivery, None
+        if delivery is not None:
+            with stage(self.stages, "push"):
+                await delivery.task
+
+    def _abandon(self) -> None:
+        """A run that fails stops the delivery still in flight: its items are sent again
+        by the next run, as after a crash."""
+        delivery, self._delivery = self._delivery, None
+        if delivery is None:
+            return
+        if delivery.task.done() and not delivery.task.cancelled():
+            delivery.task.exception()  # seen: the run's own failure is what it reports
+        delivery.task.cancel()
+
+    async def _deliver(self, stream: str, checked: list[Checked], cursor: Position | None,
+                       report: StreamReport) -> None:
+        """Push each resource of a chunk in order and record its outcomes; the cursor moves
+        with the last."""
+        for index, resource in enumerate(checked):
+            outcomes = list(resource.held)
+            with stage(self.stages, "push"):
+                outcomes += await self._send(resource.resource, resource.to_send,
+                                             resource.hashes, report)
+            is_last = index == len(checked) - 1
+            with stage(self.stages, "ledger"):
+                # in a thread: the database's own work runs beside the next chunk's
+                await asyncio.to_thread(
+                    self.state.record, self.source.name, resource.resource, outcomes,
+                    cursor=(stream, cursor) if is_last and cursor is not None else None,
+                )
+            if self._probe is not None:
+                self._probe.watch(resource.resource, [o.key for o in outcomes
+                                                      if o.status is ItemStatus.ACCEPTED])
+        if not checked and cursor is not None:
             with stage(self.stages, "ledger"):
                 self.state.set_cursor(self.source.name, stream, cursor)
         if self.progress is not None:
             self.progress(report)
 
-    async def _push_resource(
+    async def _check(
         self, resource: str, items: list[MappedItem], report: StreamReport, dry_run: bool,
         force: bool = False,
-    ) -> list[Outcome]:
+    ) -> Checked:
+        """Diff one resource of a chunk against the ledger, check what changed (bounds,
+        model, quality) and say what to send; a dry run counts it as pushed."""
         model = SYNC_RESOURCES[resource].model
         latest: dict[str, MappedItem] = {}
         for mapped in items:  # the same item may come twice in a chunk (a carrier per order)
@@ -273,26 +343,26 @@ class StreamSync:
             changed = self._changed(resource, latest, hashes, known, report)
         if changed and self.prepare_quality is not None:
             self.prepare_quality()
-        outcomes: list[Outcome] = []
+        held: list[Outcome] = []
         to_send: list[MappedItem] = []
         #: why items are held back before the quality suite, for the run's quality report
         tally = HeldTally(resource)
         with stage(self.stages, "validate"):
             for mapped in changed:
                 key = mapped.key
-                held = problems(model, mapped, unwritable.get(key))
-                if held is not None:
+                reasons = problems(model, mapped, unwritable.get(key))
+                if reasons is not None:
                     report.add(resource, "quarantined")
-                    tally.add(key, held)
-                    outcomes.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
-                                            mapped.source_record_id, held.reasons,
-                                            ledger_safe(mapped.item), mapped.changed_at))
+                    tally.add(key, reasons)
+                    held.append(Outcome(key, hashes[key], ItemStatus.QUARANTINED,
+                                        mapped.source_record_id, reasons.reasons,
+                                        ledger_safe(mapped.item), mapped.changed_at))
                     continue
                 to_send.append(mapped)
         if to_send:
             await self._await_suite(resource)
         with stage(self.stages, "quality"):
-            to_send = check_quality(resource, to_send, hashes, outcomes, report, tally,
+            to_send = check_quality(resource, to_send, hashes, held, report, tally,
                                     self._known_products)
         if (held_report := tally.report()) is not None:
             report.quality.setdefault(resource, []).append(held_report)
@@ -300,10 +370,7 @@ class StreamSync:
             report.add(resource, "pushed", len(to_send))
             samples = report.samples.setdefault(resource, [])
             samples.extend(m.item for m in to_send[: SAMPLES_PER_RESOURCE - len(samples)])
-            return outcomes
-        with stage(self.stages, "push"):
-            outcomes.extend(await self._send(resource, to_send, hashes, report))
-        return outcomes
+        return Checked(resource, held, to_send, hashes)
 
     async def _await_suite(self, resource: str) -> None:
         """Until the quality suite of ``resource`` is planned (the great-expectations

@@ -5,6 +5,7 @@ real SQLite state store."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from pipelines.engine.config import ConfigError
 from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms.woocommerce import OPTIONS
-from pipelines.engine.runner import open_connector
+from pipelines.engine.runner import SourceRunner, open_connector
 from pipelines.engine.state import ItemStatus
 from sandbox.shops.woocommerce.launch import RunningFakeShop
 from tests.engine.drivers.woocommerce import (
@@ -206,3 +207,78 @@ def test_an_order_that_cannot_be_mapped_is_held_back_as_an_order(setup):
     assert "the record cannot be mapped" in held.errors[0]
     assert not [e for e in setup.state.entries(SOURCE, "carriers", {ItemStatus.QUARANTINED})
                 if e.source_record_id == str(broken)]
+
+
+def test_an_item_of_consecutive_chunks_is_sent_once_while_the_first_is_still_being_sent(
+    engine_setup, shop
+):
+    """A chunk is checked while the one before it is pushed; one that shares an item with it
+    (a carrier named by orders of both) waits for its outcome, so the ledger already holds
+    the item as sent and it is not sent a second time."""
+    setup = make_setup(engine_setup, shop, tuning={"chunk_items": 5, "page_size": 5})
+
+    orders = setup.run_by_stream()["orders"]
+
+    carriers = {e.key for e in setup.state.entries(SOURCE, "carriers")}
+    assert 0 < len(carriers) < orders.records / 5, "carriers recur from chunk to chunk"
+    assert orders.counts["carriers"]["pushed"] == len(carriers)
+    assert orders.counts["carriers"]["accepted"] == len(carriers)
+    assert (orders.counts["orders"]["accepted"] + orders.counts["orders"]["quarantined"]
+            == orders.records)
+
+
+class HoldingLedger:
+    """The run's state store, noting the order in which ``resource``'s chunks are looked up
+    and recorded; with ``chunks`` given, it holds each chunk's record but the last (in the
+    record's thread: the run's loop goes on) until the next chunk has been looked up."""
+
+    def __init__(self, state: Any, resource: str, chunks: int | None = None) -> None:
+        self._state, self._resource, self._chunks = state, resource, chunks
+        self.order: list[str] = []
+        self._changed = threading.Condition()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._state, name)
+
+    def _count(self, what: str) -> int:
+        return sum(entry.startswith(what) for entry in self.order)
+
+    def states(self, source: str, resource: str, keys: list[str]) -> Any:
+        if resource == self._resource:
+            with self._changed:
+                self.order.append(f"looked up {self._count('looked up') + 1}")
+                self._changed.notify_all()
+        return self._state.states(source, resource, keys)
+
+    def record(self, source: str, resource: str, outcomes: Any, **kwargs: Any) -> None:
+        if resource == self._resource:
+            with self._changed:
+                chunk = self._count("recorded") + 1
+                if self._chunks is not None and chunk < self._chunks:
+                    self._changed.wait_for(lambda: self._count("looked up") > chunk, timeout=60)
+                self.order.append(f"recorded {chunk}")
+        self._state.record(source, resource, outcomes, **kwargs)
+
+
+def test_a_chunk_is_checked_while_the_one_before_it_is_sent_and_recorded(engine_setup, shop):
+    """The next chunk's items are looked up in the ledger before the chunk before them is
+    recorded: its delivery (push and record) runs beside the next chunk's read and checks.
+    Shown without timing: the record of each chunk but the last waits until the next
+    chunk has been looked up, which only a sync that goes on while it waits can do."""
+    setup = make_setup(engine_setup, shop, tuning={"chunk_items": 5, "page_size": 5})
+    counting = HoldingLedger(setup.state, "customers")
+    asyncio.run(SourceRunner(setup.config, setup.config.sources[0], counting, setup.env,
+                             setup.clock).run(streams=["customers"], dry_run=True))
+    chunks = counting._count("looked up")
+    assert chunks >= 3
+
+    held = HoldingLedger(setup.state, "customers", chunks)
+    (report,) = asyncio.run(SourceRunner(setup.config, setup.config.sources[0], held,
+                                         setup.env, setup.clock).run(streams=["customers"]))
+
+    assert (report.counts["customers"]["accepted"] + report.counts["customers"]["quarantined"]
+            == report.records)
+    expected = ["looked up 1"]
+    for chunk in range(1, chunks):
+        expected += [f"looked up {chunk + 1}", f"recorded {chunk}"]
+    assert held.order == [*expected, f"recorded {chunks}"]

@@ -210,6 +210,10 @@ def ledger_upsert(dialect: str) -> Insert:
     )
 
 
+#: the errors of an outcome without any (never changed: rows share it)
+_NO_ERRORS: list[str] = []
+
+
 def ledger_row(source: str, resource: str, outcome: Outcome, now: datetime) -> dict[str, Any]:
     """The row a new key gets; see ``ledger_upsert`` for a known one."""
     status = ItemStatus(outcome.status)
@@ -222,7 +226,8 @@ def ledger_row(source: str, resource: str, outcome: Outcome, now: datetime) -> d
         "status": status.value,
         "attempts": 1 if status in UNSUCCESSFUL else 0,
         "source_record_id": outcome.source_record_id,
-        "errors": list(outcome.errors),
+        # one shared empty list: a chunk's bind step encodes it once (``execute_many``)
+        "errors": list(outcome.errors) if outcome.errors else _NO_ERRORS,
         "payload": None if status in NO_PAYLOAD else outcome.payload,
         "first_seen_at": now,
         "updated_at": now,

@@ -12,8 +12,10 @@ ledger already holds as accepted with the same content is not sent again.
 
 A chunk's push and record (its delivery) run while the next chunk is read, mapped and
 checked: the API's answers are waited for with work to do. One delivery is in flight at a
-time, so pushes and ledger writes keep the chunks' order; a chunk sharing an item with the
-one in flight waits for it before the ledger is asked about that item.
+time, so pushes and ledger writes keep the chunks' order. An item the next chunk shares with
+the one in flight (a carrier named by orders of both) is diffed against what the delivery
+sends of it, as it will be recorded: the same content is not sent twice, new content is
+sent after it.
 """
 
 from __future__ import annotations
@@ -64,14 +66,20 @@ class Checked:
     to_send: list[MappedItem]
     hashes: dict[str, str]
 
+    def expected(self) -> dict[str, tuple[str, ItemStatus]]:
+        """Key -> (content hash, status) as the ledger will hold them once sent."""
+        held = {o.key: (o.content_hash, ItemStatus(o.status)) for o in self.held}
+        return held | {m.key: (self.hashes[m.key], ItemStatus.ACCEPTED) for m in self.to_send}
+
 
 @dataclass
 class Delivery:
     """A chunk's push and record, running while the next chunk is prepared."""
 
     task: asyncio.Task[None]
-    #: (resource, key) of its items: a later chunk holding one of them waits for it
-    keys: set[tuple[str, str]]
+    #: resource -> key -> (content hash, status) of its items as it sends or holds them:
+    #: what the ledger will say of them, for the next chunk's diff
+    items: dict[str, dict[str, tuple[str, ItemStatus]]]
 
 
 class StreamSync:
@@ -265,9 +273,6 @@ class StreamSync:
                      last: Position | None, report: StreamReport, dry_run: bool) -> None:
         """Check and diff one chunk, then start its delivery (push, record, and the cursor
         past it when the plan advances it) once the chunk before it is delivered."""
-        keys = {(m.resource, m.key) for m in chunk}
-        if self._delivery is not None and not keys.isdisjoint(self._delivery.keys):
-            await self._delivered()  # the ledger must know how the shared items ended
         checked = [await self._check(resource, [m for m in chunk if m.resource == resource],
                                      report, dry_run, force=plan.resends_everything)
                    for resource in self._resources_in_order(stream, chunk)]
@@ -278,7 +283,8 @@ class StreamSync:
             return
         cursor = last if plan.advances_cursor else None
         self._delivery = Delivery(
-            asyncio.create_task(self._deliver(stream, checked, cursor, report)), keys)
+            asyncio.create_task(self._deliver(stream, checked, cursor, report)),
+            {c.resource: c.expected() for c in checked})
 
     async def _delivered(self) -> None:
         """Wait for the delivery in flight, if any (its failure is the run's)."""
@@ -339,6 +345,11 @@ class StreamSync:
             hashes = {key: hash_of(m, unwritable) for key, m in latest.items()}
         with stage(self.stages, "ledger"):
             known = {} if force else self.state.states(self.source.name, resource, list(latest))
+        delivery = self._delivery
+        if not force and delivery is not None and not delivery.task.done():
+            # what the chunk in flight will record, until the ledger has it
+            sending = delivery.items.get(resource, {})
+            known.update((key, sending[key]) for key in latest.keys() & sending.keys())
         with stage(self.stages, "diff"):
             changed = self._changed(resource, latest, hashes, known, report)
         if changed and self.prepare_quality is not None:

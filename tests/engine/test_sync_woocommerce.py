@@ -212,9 +212,9 @@ def test_an_order_that_cannot_be_mapped_is_held_back_as_an_order(setup):
 def test_an_item_of_consecutive_chunks_is_sent_once_while_the_first_is_still_being_sent(
     engine_setup, shop
 ):
-    """A chunk is checked while the one before it is pushed; one that shares an item with it
-    (a carrier named by orders of both) waits for its outcome, so the ledger already holds
-    the item as sent and it is not sent a second time."""
+    """A chunk is checked while the one before it is pushed; an item it shares with that one
+    (a carrier named by orders of both) is diffed against what the chunk in flight sends of
+    it, so the same content is not sent a second time."""
     setup = make_setup(engine_setup, shop, tuning={"chunk_items": 5, "page_size": 5})
 
     orders = setup.run_by_stream()["orders"]

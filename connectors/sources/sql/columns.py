@@ -237,7 +237,28 @@ def _cells(columns: Mapping[str, str]) -> list[_Cell]:
             for target, column in columns.items()]
 
 
-def _fill(record: dict[str, Any], row: Mapping[str, Any], cells: list[_Cell], tz: ZoneInfo) -> None:
+#: timestamp texts a projection remembers at most
+_REMEMBERED = 65_536
+
+
+class _UtcTexts(dict[str, str]):
+    """Text that may be a timestamp -> ``normalize``'s answer, remembered: an export repeats
+    many (a customer's signup time on each of their orders), and parsing one, converting
+    it and writing it again costs twenty times a look-up."""
+
+    def __init__(self, tz: ZoneInfo) -> None:
+        super().__init__()
+        self.tz = tz
+
+    def __missing__(self, text: str) -> str:
+        if len(self) >= _REMEMBERED:
+            self.clear()
+        answer = self[text] = _timestamp_text(text, self.tz)
+        return answer
+
+
+def _fill(record: dict[str, Any], row: Mapping[str, Any], cells: list[_Cell],
+          texts: _UtcTexts) -> None:
     """``record`` given each cell's value from ``row``, normalized: ``lookup``, ``normalize``
     and ``set_path`` inline, for the commonest values (text, numbers) cost a call each."""
     for target, nested, column, path in cells:
@@ -255,9 +276,9 @@ def _fill(record: dict[str, Any], row: Mapping[str, Any], cells: list[_Cell], tz
         kind = type(value)
         if kind is str:
             if len(value) >= 16 and value[4:5] == "-":
-                value = _timestamp_text(value, tz)
+                value = texts[value]
         elif kind not in _AS_THEY_ARE:
-            value = normalize(value, tz)
+            value = normalize(value, texts.tz)
         if nested:
             set_path(record, target, value)
         else:
@@ -271,22 +292,22 @@ class Projection:
     per row: every row of a stream takes the same columns."""
 
     def __init__(self, spec: StreamSpec, tz: ZoneInfo, where: str = "") -> None:
-        self.tz = tz
+        self.texts = _UtcTexts(tz)
         self.where = where
         self.cells = _cells(spec.columns)
         self.cursor = _cells({"updated_at": spec.cursor}) \
             if spec.cursor and "updated_at" not in spec.columns else None
         self.constants = list(spec.constants.items())
         self.templates = list(spec.templates.items())
-        self.lines = LinesProjection(spec.lines, tz) \
+        self.lines = LinesProjection(spec.lines, tz, self.texts) \
             if spec.lines is not None and spec.lines.column else None
 
     def __call__(self, row: Mapping[str, Any]) -> dict[str, Any]:
         record: dict[str, Any] = {}
-        _fill(record, row, self.cells, self.tz)
+        _fill(record, row, self.cells, self.texts)
         if self.cursor is not None:
             cursor: dict[str, Any] = {}
-            _fill(cursor, row, self.cursor, self.tz)
+            _fill(cursor, row, self.cursor, self.texts)
             record.setdefault("updated_at", cursor["updated_at"])
         for target, value in self.constants:
             set_path(record, target, value)
@@ -316,9 +337,9 @@ def project_lines(spec: LinesSpec, rows: Iterable[Mapping[str, Any]], tz: ZoneIn
 class LinesProjection:
     """The lines of an order or a cart, their columns read once (see ``Projection``)."""
 
-    def __init__(self, spec: LinesSpec, tz: ZoneInfo) -> None:
+    def __init__(self, spec: LinesSpec, tz: ZoneInfo, texts: _UtcTexts | None = None) -> None:
         self.spec = spec
-        self.tz = tz
+        self.texts = texts if texts is not None else _UtcTexts(tz)
         self.cells = _cells(spec.columns)
         self.constants = list(spec.constants.items())
 
@@ -341,11 +362,11 @@ class LinesProjection:
 
     def __call__(self, rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         lines = []
-        tz = self.tz
+        tz = self.texts.tz
         for row in rows:
             if self.cells:
                 line: dict[str, Any] = {}
-                _fill(line, row, self.cells, tz)
+                _fill(line, row, self.cells, self.texts)
             else:
                 line = {str(k): normalize(v, tz) for k, v in row.items()}
             for target, constant in self.constants:

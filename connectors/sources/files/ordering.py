@@ -78,49 +78,65 @@ def in_key_order(rows: Iterable[tuple[str, RawRecord]],
             return
         aside.sort(key=_sort_key)
 
-        def merged() -> Iterator[_Entry]:
-            return heapq.merge(ascending_rows(), *(_read(run) for run in runs), aside,
-                               key=_sort_key)
+        def aside_rows() -> Iterator[_Entry]:
+            if not runs:
+                return iter(aside)
+            return heapq.merge(*(_read(run) for run in runs), aside, key=_sort_key)
 
-        yield from _last_of_each_key(merged(), lambda: _in_text_order(
-            count, set_aside, spill_rows, merged))
+        def in_text_order() -> bool:
+            """Whether keys ranked equal come in text order: the file has ``spill_rows``
+            keys or more (each row of the ascending run has a key of its own; one set aside
+            may repeat one)."""
+            if count < spill_rows:
+                return False
+            if count - set_aside >= spill_rows:
+                return True
+            keys = sum(1 for _ in _merged(ascending_rows(), aside_rows(), lambda: True))
+            return keys >= spill_rows
+
+        yield from _merged(ascending_rows(), aside_rows(), in_text_order)
 
 
-def _in_text_order(count: int, set_aside: int, spill_rows: int,
-                   merged: Callable[[], Iterator[_Entry]]) -> bool:
-    """Whether keys ranked equal come in text order: the file has ``spill_rows`` keys or
-    more (a row of the ascending run has a key of its own; one set aside may repeat one)."""
-    if count < spill_rows:
-        return False
-    if count - set_aside >= spill_rows:
-        return True
-    keys = sum(1 for _ in _last_of_each_key(merged(), lambda: True))
-    return keys >= spill_rows
+def _merged(ascending: Iterator[_Entry], aside: Iterator[_Entry],
+            in_text_order: Callable[[], bool]) -> Iterator[RawRecord]:
+    """The ascending run with the rows set aside (sorted) merged in: of each key, the last
+    row; keys of one order in text order or in the order they first appeared (asked once,
+    and only when keys ranked equal are there). A row of the run with no row set aside
+    beside it, nearly every one, goes at once."""
+    decided: list[bool] = []
+
+    def one_of_each(group: list[_Entry]) -> Iterator[RawRecord]:
+        if len(group) == 1:
+            return iter((group[0][3],))
+        group.sort(key=_sort_key)
+        if group[0][1] != group[-1][1] and not decided:
+            decided.append(in_text_order())
+        return _one_of_each(group, bool(decided and decided[0]))
+
+    following = next(aside, None)
+    for entry in ascending:
+        order = entry[0]
+        while following is not None and following[0] < order:
+            group, following = _gather(following, aside)
+            yield from one_of_each(group)
+        if following is not None and following[0] == order:
+            group, following = _gather(following, aside)
+            yield from one_of_each([*group, entry])
+        else:
+            yield entry[3]
+    while following is not None:
+        group, following = _gather(following, aside)
+        yield from one_of_each(group)
 
 
-def _last_of_each_key(entries: Iterable[_Entry],
-                      in_text_order: Callable[[], bool]) -> Iterator[RawRecord]:
-    """Entries sorted by (order, key, place): of each key's, the last in the file; keys of
-    one order in text order or in the order they first appeared (asked only when keys
-    ranked equal are there)."""
-    held: list[_Entry] = []
-    text_order: bool | None = None
-    for entry in entries:
-        if held and held[0][0] != entry[0]:
-            if len(held) == 1:
-                yield held[0][3]
-            else:
-                if text_order is None and held[0][1] != held[-1][1]:
-                    text_order = in_text_order()
-                yield from _one_of_each(held, bool(text_order))
-            held = []
-        held.append(entry)
-    if len(held) == 1:
-        yield held[0][3]
-    elif held:
-        if text_order is None and held[0][1] != held[-1][1]:
-            text_order = in_text_order()
-        yield from _one_of_each(held, bool(text_order))
+def _gather(first: _Entry, rest: Iterator[_Entry]) -> tuple[list[_Entry], _Entry | None]:
+    """``first`` and the rows after it of its order; and the row after those."""
+    group = [first]
+    for entry in rest:
+        if entry[0] != first[0]:
+            return group, entry
+        group.append(entry)
+    return group, None
 
 
 def _one_of_each(group: list[_Entry], text_order: bool) -> Iterator[RawRecord]:

@@ -239,6 +239,8 @@ def _cells(columns: Mapping[str, str]) -> list[_Cell]:
 
 #: timestamp texts a projection remembers at most
 _REMEMBERED = 65_536
+_ASCII_DIGITS = frozenset("0123456789")
+_SIXTY = frozenset("012345")
 
 
 class _UtcTexts(dict[str, str]):
@@ -249,12 +251,34 @@ class _UtcTexts(dict[str, str]):
     def __init__(self, tz: ZoneInfo) -> None:
         super().__init__()
         self.tz = tz
+        #: "2025-01-04T13+01:00" -> "2025-01-04T12": the hour in UTC of an hour at an offset
+        self.hours: dict[str, str | None] = {}
 
     def __missing__(self, text: str) -> str:
         if len(self) >= _REMEMBERED:
             self.clear()
-        answer = self[text] = _timestamp_text(text, self.tz)
+            self.hours.clear()
+        answer = self[text] = self._whole_hour_offset(text) or _timestamp_text(text, self.tz)
         return answer
+
+    def _whole_hour_offset(self, text: str) -> str | None:
+        """The answer for the commonest zoned text, ``2025-01-04T13:04:08+01:00``: with an
+        offset of whole hours, minutes and seconds stay as written, and the rest is its
+        hour's answer (``2025-01-04T13:00:00+01:00`` normalized); None for other text."""
+        if len(text) != 25 or text[22:] != ":00" or text[19] not in "+-" or text[0] not in _ASCII_DIGITS \
+                or text[13] != ":" or text[16] != ":":
+            return None
+        minutes, seconds = text[14:16], text[17:19]
+        if not (minutes[0] in _SIXTY and minutes[1] in _ASCII_DIGITS
+                and seconds[0] in _SIXTY and seconds[1] in _ASCII_DIGITS):
+            return None
+        hour_key = text[:13] + text[19:]
+        if hour_key not in self.hours:
+            moment = parse_timestamp(f"{text[:13]}:00:00{text[19:]}", self.tz)
+            hour = None if moment is None else iso(moment)
+            self.hours[hour_key] = hour[:13] if hour and hour[13:] == ":00:00+00:00" else None
+        hour_in_utc = self.hours[hour_key]
+        return None if hour_in_utc is None else f"{hour_in_utc}:{minutes}:{seconds}+00:00"
 
 
 def _fill(record: dict[str, Any], row: Mapping[str, Any], cells: list[_Cell],

@@ -1,12 +1,12 @@
 """A stream's projection, its configuration read once (``Projection``), gives each row the
 fields that looking up, normalizing and setting each configured column one by one gives —
 whatever the row holds: timestamps naive or zoned, dates, bytes, nested objects, paths that
-lead nowhere, lines as a list or as JSON text — and a timestamp it has seen before the same
-answer as the first time."""
+lead nowhere, lines as a list or as JSON text — and a timestamp it has seen before, or one
+of an hour it has seen, the same answer as parsing it."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -106,6 +106,25 @@ def test_a_projection_gives_each_row_what_its_cells_one_by_one_give(rows):
     project = Projection(SPEC, PARIS)
     for row in [*rows, *rows]:  # twice: the second time from what it remembered
         assert outcome(lambda row=row: project(row)) == outcome(lambda row=row: cell_by_cell(SPEC, row))
+
+
+ZONED = st.builds(
+    lambda moment, hours, minutes, separator: moment.replace(tzinfo=timezone(
+        timedelta(hours=hours, minutes=minutes) if hours >= 0 else
+        -timedelta(hours=-hours, minutes=minutes))).isoformat(separator),
+    st.datetimes(), st.integers(-23, 23), st.sampled_from([0, 0, 30, 45]),
+    st.sampled_from(["T", " "]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(ZONED | ZONED.map(lambda text: text[:14] + "6" + text[15:]), max_size=6))
+def test_zoned_timestamps_come_out_as_normalize_gives_them(texts):
+    """The commonest text, a time with its offset, is answered from its hour's answer when
+    the offset is whole hours: the same as parsing it, to the year 1 and 9999 and minutes
+    that are no minutes."""
+    project = Projection(SPEC, PARIS)
+    for text in [*texts, *texts]:
+        assert project({"id": 1, "created": text})["created_at"] == normalize(text, PARIS)
 
 
 def test_what_a_projection_remembers_is_bounded_and_gives_the_same_answers(monkeypatch):

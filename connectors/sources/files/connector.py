@@ -34,7 +34,8 @@ from connectors.sources.files import ordering
 from connectors.sources.files.config import FilesConfig, FilesStreamSpec, format_of
 from connectors.sources.files.formats import columns_of, read
 from connectors.sources.files.memory import Arrived, FileMemory
-from connectors.sources.sql.columns import Projection, iso, key_text, lookup, zone
+from connectors.sources.sql.columns import iso, key_text, lookup, zone
+from connectors.sources.sql.projection import Projection
 
 #: names of files still being written or left by editors: never read
 _SKIPPED = (".tmp", ".part", ".partial", ".crdownload", ".swp", "~")

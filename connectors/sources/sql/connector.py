@@ -35,16 +35,9 @@ from connectors.sources.base import (
     StreamInfo,
     UnsupportedStream,
 )
-from connectors.sources.sql.columns import (
-    EPOCH,
-    LinesProjection,
-    Projection,
-    iso,
-    key_text,
-    missing_columns,
-    zone,
-)
+from connectors.sources.sql.columns import EPOCH, iso, key_text, missing_columns, zone
 from connectors.sources.sql.config import SqlConfig, SqlStreamSpec
+from connectors.sources.sql.projection import LinesProjection, Projection
 from connectors.sources.sql.query import (
     CURSOR_ALIAS,
     Plan,

@@ -14,16 +14,10 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectors.sources.sql import columns
-from connectors.sources.sql.columns import (
-    LinesSpec,
-    Projection,
-    StreamSpec,
-    lookup,
-    normalize,
-    set_path,
-    zone,
-)
+from connectors.sources.exact import loads as exact_loads
+from connectors.sources.sql import projection
+from connectors.sources.sql.columns import LinesSpec, StreamSpec, lookup, normalize, set_path, zone
+from connectors.sources.sql.projection import Projection
 
 PARIS = zone("Europe/Paris")
 SPEC = StreamSpec.model_validate({
@@ -75,7 +69,7 @@ def cell_by_cell(spec: StreamSpec, row: dict[str, Any]) -> dict[str, Any]:
 def lines_cell_by_cell(spec: LinesSpec, value: Any) -> Any:
     if isinstance(value, str | bytes):
         try:
-            value = columns.exact_loads(value)
+            value = exact_loads(value)
         except orjson.JSONDecodeError:
             return value
     if value is None:
@@ -128,7 +122,7 @@ def test_zoned_timestamps_come_out_as_normalize_gives_them(texts):
 
 
 def test_what_a_projection_remembers_is_bounded_and_gives_the_same_answers(monkeypatch):
-    monkeypatch.setattr(columns, "_REMEMBERED", 3)
+    monkeypatch.setattr(projection, "_REMEMBERED", 3)
     project = Projection(SPEC, PARIS)
     times = [f"2024-0{month}-15 08:30:00" for month in range(1, 8)]
     first = [project({"id": 1, "created": t})["created_at"] for t in times]

@@ -34,7 +34,8 @@ from connectors.sources.files import ordering
 from connectors.sources.files.config import FilesConfig, FilesStreamSpec, format_of
 from connectors.sources.files.formats import columns_of, read
 from connectors.sources.files.memory import Arrived, FileMemory
-from connectors.sources.sql.columns import iso, key_text, lookup, project, zone
+from connectors.sources.sql.columns import iso, key_text, lookup, zone
+from connectors.sources.sql.projection import Projection
 
 #: names of files still being written or left by editors: never read
 _SKIPPED = (".tmp", ".part", ".partial", ".crdownload", ".swp", "~")
@@ -158,6 +159,7 @@ class FilesConnector:
               file: Arrived) -> Iterator[tuple[str, RawRecord]]:
         """The file's rows as (key, record), in the file's order."""
         changed = iso(file.arrival)
+        project = Projection(spec, self.tz, f"connection.streams.{stream}.")
         columns = columns_of(file.path, spec)
         absent = []
         if columns is not None:
@@ -171,7 +173,7 @@ class FilesConnector:
             key = None
             if line.data is not None:
                 try:
-                    record = project(spec, line.data, self.tz, f"connection.streams.{stream}.")
+                    record = project(line.data)
                     key = key_text(lookup(line.data, spec.key)[1])
                 except SourceError:
                     raise  # the configuration's mistake, not the row's

@@ -21,9 +21,8 @@ import csv
 import gzip
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import orjson
 
@@ -31,9 +30,9 @@ from connectors.sources.exact import describe_undecodable, loads, undecodable
 from connectors.sources.files.config import FilesStreamSpec, Format, format_of
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One row of a file: its data, or why it could not be read."""
+class Line(NamedTuple):
+    """One row of a file: its data, or why it could not be read (a tuple: made per row,
+    it costs a fifth of a frozen dataclass)."""
 
     number: int
     data: dict[str, Any] | None

@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from connectors.sources.base import SourceError
-from connectors.sources.exact import loads as exact_loads
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: what a text value must look like to be taken as a timestamp: a date AND a time of day
@@ -134,21 +130,17 @@ def iso(moment: datetime) -> str:
 
 
 #: values a record takes as they are (checked by exact type: the commonest, at once)
-_AS_THEY_ARE = frozenset({int, float, bool, type(None)})
+AS_THEY_ARE = frozenset({int, float, bool, type(None)})
 _BYTES = (bytes, bytearray, memoryview)
 
 
 def normalize(value: Any, tz: ZoneInfo) -> Any:
     """A source value for a record: timestamps (objects, or text that is one) in UTC ISO
     8601; dates in ISO; bytes as text; the rest as it is."""
-    if type(value) in _AS_THEY_ARE:
+    if type(value) in AS_THEY_ARE:
         return value
     if isinstance(value, str):
-        if len(value) >= 16 and value[4:5] == "-":
-            moment = parse_timestamp(value, tz)
-            if moment is not None:
-                return iso(moment)
-        return value
+        return timestamp_text(value, tz) if len(value) >= 16 and value[4:5] == "-" else value
     if isinstance(value, datetime):
         return iso(to_utc(value, tz))
     if isinstance(value, date | time):
@@ -160,6 +152,12 @@ def normalize(value: Any, tz: ZoneInfo) -> Any:
     if isinstance(value, dict):
         return {str(k): normalize(v, tz) for k, v in value.items()}
     return value
+
+
+def timestamp_text(value: str, tz: ZoneInfo) -> str:
+    """Text that is a timestamp in UTC ISO 8601; other text as it is."""
+    moment = parse_timestamp(value, tz)
+    return value if moment is None else iso(moment)
 
 
 #: integers a float holds exactly, each apart from its neighbours: beyond, no float is an id
@@ -206,11 +204,6 @@ def set_path(record: dict[str, Any], field: str, value: Any) -> None:
     target[parts[-1]] = value
 
 
-class _Blank(dict[str, Any]):
-    def __missing__(self, key: str) -> str:
-        return ""
-
-
 def missing_columns(spec: StreamSpec, row: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(config field, column) of every configured column ``row`` does not have."""
     wanted = [("key", spec.key)] + ([("cursor", spec.cursor)] if spec.cursor else [])
@@ -218,57 +211,3 @@ def missing_columns(spec: StreamSpec, row: Mapping[str, Any]) -> list[tuple[str,
     if spec.lines is not None and spec.lines.column:
         wanted.append(("lines.column", spec.lines.column))
     return [(where, column) for where, column in wanted if not lookup(row, column)[0]]
-
-
-def project(spec: StreamSpec, row: Mapping[str, Any], tz: ZoneInfo, where: str = "") -> dict[str, Any]:
-    """The record fields of one row: columns, then constants and templates; with the
-    cursor's value as ``updated_at`` unless a column is mapped to it. ``where`` (like
-    ``connection.streams.orders.``) prefixes errors."""
-    record: dict[str, Any] = {}
-    for target, column in spec.columns.items():
-        set_path(record, target, normalize(lookup(row, column)[1], tz))
-    if spec.cursor and "updated_at" not in spec.columns:
-        record.setdefault("updated_at", normalize(lookup(row, spec.cursor)[1], tz))
-    for target, value in spec.constants.items():
-        set_path(record, target, value)
-    if spec.templates:
-        values = _Blank({k: "" if v is None else v for k, v in row.items()})
-        for target, template in spec.templates.items():
-            try:
-                set_path(record, target, template.format_map(values))
-            except (ValueError, TypeError, IndexError, AttributeError, KeyError) as exc:
-                raise SourceError(f"{where}templates.{target}: {template!r} cannot be filled"
-                                  f" from a row: {exc}") from None
-    if spec.lines is not None and spec.lines.column:
-        set_path(record, spec.lines.field, json_lines(spec.lines, lookup(row, spec.lines.column)[1], tz))
-    return record
-
-
-def json_lines(spec: LinesSpec, value: Any, tz: ZoneInfo) -> Any:
-    """Lines held in one column: a list (JSON Lines, Parquet) or JSON text. Anything else
-    is passed on as it is, for validation to name."""
-    if isinstance(value, str | bytes):
-        try:
-            value = exact_loads(value)
-        except orjson.JSONDecodeError:
-            return value
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
-        return value
-    return project_lines(spec, value, tz)
-
-
-def project_lines(spec: LinesSpec, rows: Iterable[Mapping[str, Any]], tz: ZoneInfo) -> list[dict[str, Any]]:
-    lines = []
-    for row in rows:
-        if spec.columns:
-            line: dict[str, Any] = {}
-            for target, column in spec.columns.items():
-                set_path(line, target, normalize(lookup(row, column)[1], tz))
-        else:
-            line = {str(k): normalize(v, tz) for k, v in row.items()}
-        for target, constant in spec.constants.items():
-            set_path(line, target, constant)
-        lines.append(line)
-    return lines

@@ -12,7 +12,8 @@ import pytest
 
 from connectors.marketing.items import validate_item
 from connectors.marketing.resources import SYNC_RESOURCES
-from connectors.sources.sql.columns import StreamSpec, normalize, project, zone
+from connectors.sources.sql.columns import StreamSpec, normalize, zone
+from connectors.sources.sql.projection import project
 from pipelines.engine.config import ConfigError, parse_config
 from pipelines.engine.mappings.base import MappingContext, item_key
 from pipelines.engine.mappings.columns import SqlMapping

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 P = TypeVar("P")
@@ -28,8 +29,10 @@ def price(rng: random.Random, low: int = 4, high: int = 120) -> int:
     return rng.randrange(low, high) * 100 + rng.choice((0, 0, 50, 90, 99))
 
 
+@lru_cache(maxsize=1 << 16, typed=True)
 def money(cents: int) -> str:
-    """Cents as a two-decimal string (``-5.00``), as the REST and GraphQL APIs write money."""
+    """Cents as a two-decimal string (``-5.00``), as the REST and GraphQL APIs write money
+    (remembered: a record writes a few dozen amounts, most of them common ones)."""
     sign = "-" if cents < 0 else ""
     return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 

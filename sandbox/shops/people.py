@@ -11,11 +11,14 @@ import random
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 #: the email of the odd customer whose last name is "Email"
 BAD_EMAIL = "not-an-email"
 DOMAINS = ("example.com", "example.net", "mail.example")
+#: customers whose names and email a platform keeps drawn (a few MiB)
+CUSTOMERS_KEPT = 50_000
 
 
 def rng_for(platform: str, seed: int, resource: str, record_id: int) -> random.Random:
@@ -59,8 +62,18 @@ class Personas:
     tag: Callable[[int], int] = lambda customer_id: customer_id
     domains: Sequence[str] = DOMAINS
 
+    #: ``_draw`` remembered: orders name their customers again and again
+    _drawn: Callable[[int, int], tuple[str, str, str]] = field(init=False, repr=False,
+                                                               compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_drawn", lru_cache(maxsize=CUSTOMERS_KEPT)(self._draw))
+
     def customer(self, seed: int, customer_id: int) -> tuple[str, str, str]:
         """(first name, last name, email) of a customer, the same wherever it is needed."""
+        return self._drawn(seed, customer_id)
+
+    def _draw(self, seed: int, customer_id: int) -> tuple[str, str, str]:
         if customer_id in self.odd:
             first, last = self.odd[customer_id]
             return first, last, BAD_EMAIL if last == "Email" else self.odd_email(customer_id)

@@ -277,39 +277,77 @@ def _sorted_span(table: Any, resource: str, groups: list[list[Filter]],
                  check: Predicate | None, by: str, field: str) -> Span[Row]:
     """The rows matching ``groups`` in the table's ``by`` order (``field`` its column):
     those before the first row from which every group holds are tested one by one, the
-    rest are counted and cut without being looked at (a keyset cursor's hot path)."""
+    rest are counted and cut without being looked at, up to where an upper bound on
+    ``field`` ends them (a keyset cursor's hot path, up to a settled second)."""
     rows, keys = table.ordered(by), table.keys(by)
     low = _lower_bound(resource, groups, field)
     start = bisect_left(keys, low) if low is not None else 0
     if check is None:
         return Span(rows, start)
-    every = _all_from(resource, groups, field, keys)
-    if every is None:
+    run = _all_within(resource, groups, field, keys)
+    if run is None:
         return Span([r for r in rows[start:] if check(r)])
-    every = max(every, start)
-    return Span(rows, every, head=[r for r in rows[start:every] if check(r)])
+    every, stop = max(run[0], start), run[1]
+    head = rows[start:min(every, stop)]
+    cut = _tie_cut(resource, groups, field, head)
+    return Span(rows, every, stop, head=[r for r in head if check(r)] if cut is None
+                else head[cut:])
 
 
-def _all_from(resource: str, groups: list[list[Filter]], field: str,
-              keys: list[Any]) -> int | None:
-    """The index from which every row sorted on ``field`` (``keys`` its values) matches:
-    each group must hold a lower bound on ``field`` (``>``, ``>=``), which holds for all
-    the rows from its bisect on; None when a group has none."""
+def _all_within(resource: str, groups: list[list[Filter]], field: str,
+                keys: list[Any]) -> tuple[int, int] | None:
+    """The run ``[start, stop)`` of the rows sorted on ``field`` (``keys`` its values) in
+    which every row matches, past which none does: each group must hold lower bounds on
+    ``field`` (``>``, ``>=``: true from their bisect on) or be one upper bound (``<``,
+    ``<=``: true up to its bisect, false after); None when a group does neither."""
     kind, _ = column(resource, field)
-    start = 0
+    start, stop = 0, len(keys)
     for group in groups:
-        ends = []
+        lower, upper = [], []
         for f in group:
-            if f.field != field or f.condition not in ("gt", "gteq", "moreq", "from"):
+            if f.field != field:
                 continue
             value = _typed(kind, f.value)
-            if isinstance(value, int):
-                cut = bisect_right if f.condition == "gt" else bisect_left
-                ends.append(cut(keys, value))
-        if not ends:
+            if not isinstance(value, int):
+                continue
+            if f.condition in ("gt", "gteq", "moreq", "from"):
+                lower.append((bisect_right if f.condition == "gt" else bisect_left)(keys, value))
+            elif f.condition in ("lt", "lteq", "to") and len(group) == 1:
+                upper.append((bisect_left if f.condition == "lt" else bisect_right)(keys, value))
+        if lower:
+            start = max(start, min(lower))
+        elif upper:
+            stop = min(stop, max(upper))
+        else:
             return None
-        start = max(start, min(ends))
-    return start
+    return start, stop
+
+
+def _tie_cut(resource: str, groups: list[list[Filter]], field: str,
+             head: list[Row]) -> int | None:
+    """Where the rows of ``head``, sharing one ``field`` value (so in id order: a keyset
+    cursor inside a second), start matching: each group holds for that value or from an id
+    lower bound on (``entity_id > I``); None when one depends on more (test each row)."""
+    kind, getter = column(resource, field)
+    if not head or getter(head[0]) != getter(head[-1]) or not all(
+            f.field == field or COLUMNS[resource].get(f.field) is _ID for g in groups for f in g):
+        return None if head else 0
+    cut = 0
+    for group in groups:
+        if any(_condition(kind, getter, f)(head[0]) for f in group if f.field == field):
+            continue
+        bounds = []
+        for f in group:
+            if f.field == field:
+                continue
+            value = _typed("int", f.value)
+            if f.condition not in ("gt", "gteq", "moreq", "from") or not isinstance(value, int):
+                return None
+            bounds.append(value + 1 if f.condition == "gt" else value)
+        if not bounds:
+            return len(head)
+        cut = max(cut, bisect_left(head, min(bounds), key=lambda r: r.id))
+    return cut
 
 
 def parse_fields(text: str) -> dict[str, Any]:

@@ -243,8 +243,9 @@ def _upd_view(store: Store, resource: str) -> tuple[list[Row], list[str]]:
 
 
 def _candidates(store: Store, resource: str, query: Query) -> tuple[Iterable[Row], str]:
-    """The rows worth testing and the order they come in ("id" or "upd"), read lazily: a
-    page stops reading once full, so it costs the same in a large shop as in a small one."""
+    """The rows worth testing and the order they come in ("id", "upd" or "second": one
+    second of date_upd), read lazily: a page stops reading once full, so it costs the same
+    in a large shop as in a small one."""
     rows = store.tables[resource].rows
     for name, raw in query.filters:
         match = _OPERATOR.match(raw)
@@ -260,12 +261,28 @@ def _candidates(store: Store, resource: str, query: Query) -> tuple[Iterable[Row
             bounds = _RANGE.match(inner)
             if before == "" and bounds:
                 low, high = sorted(_full(v) for v in bounds.groups())
-                return _run(ordered, bisect_left(keys, low), bisect_right(keys, high)), "upd"
+                start, stop = bisect_left(keys, low), bisect_right(keys, high)
+                if start < stop and keys[start] == keys[stop - 1]:
+                    # one second (the walk of a tie): its rows are in id order too, and
+                    # those at or below an ``id`` lower bound are skipped unread
+                    floor = _id_floor(query)
+                    if floor is not None:
+                        start = bisect_right(ordered, floor, start, stop, key=lambda r: r.id)
+                    return _run(ordered, start, stop), "second"
+                return _run(ordered, start, stop), "upd"
             if before == ">":
                 return _run(ordered, bisect_right(keys, _full(inner)), len(ordered)), "upd"
             if before == "<":
                 return _run(ordered, 0, bisect_left(keys, _full(inner))), "upd"
     return rows.values(), "id"
+
+
+def _id_floor(query: Query) -> int | None:
+    """The highest N of the ``filter[id]=>[N]`` filters (rows at or below it never match)."""
+    floors = [int(match.group(2)) for name, raw in query.filters if name == "id"
+              and (match := _OPERATOR.match(raw)) and match.group(1) == ">"
+              and not match.group(3) and match.group(2).isdigit()]
+    return max(floors, default=None)
 
 
 def _run(rows: list[Row], start: int, stop: int) -> Iterator[Row]:
@@ -286,6 +303,13 @@ def _row_check(cells: Cells, name: str, check: Check,
     return lambda row: any(check(cells(row, name).get(lang, "")) for lang in languages)
 
 
+_BY_ID = [("id", False)]
+_BY_UPD = [("date_upd", False), ("id", False)]
+#: the sorts the candidates of each order already come in ("second": one date_upd second)
+_NATURAL = {"id": [_BY_ID], "upd": [_BY_UPD, _BY_UPD[:1]],
+            "second": [_BY_ID, _BY_UPD, _BY_UPD[:1]]}
+
+
 def select(store: Store, resource: str, query: Query, languages: list[int]) -> tuple[list[Row], Cells]:
     """The rows of the requested page, in the requested order."""
     dated = resource in DATED
@@ -303,10 +327,9 @@ def select(store: Store, resource: str, query: Query, languages: list[int]) -> t
         checks.append(_row_check(cells, name, check, languages if name in i18n else None))
     candidates, order = _candidates(store, resource, query)
     matched: Iterator[Row] = (r for r in candidates if all(c(r) for c in checks))
-    natural = {"id": [("id", False)], "upd": [("date_upd", False), ("id", False)]}[order]
     wanted = query.sort or [("id", False)]
     offset, count = query.limit or (0, None)
-    if wanted == natural or (order == "upd" and wanted == [("date_upd", False)]):
+    if wanted in _NATURAL[order]:
         stop = None if count is None else offset + max(count, 0)
         return list(islice(matched, offset, stop)), cells
     rows = list(matched)

@@ -21,12 +21,12 @@ from sandbox.shops.woocommerce.settings import API_PREFIX, FakeWooSettings
 from sandbox.shops.woocommerce.store import Store
 
 
-def _collection(request: Request, resource: str, scope: Any = None) -> Response:
+def _collection(request: Request, resource: str, within: list[Row] | None = None) -> Response:
     store = require_auth(request, listing=True)
     if resource in store.failing:
         raise failing_listing(store.failing[resource])
     params = parse(request.query_params, resource)
-    rows, total = select(store, resource, params, scope)
+    rows, total = select(store, resource, params, within)
     body = [only_fields(with_links(request, resource, r, store.record(resource, r)),
                         params["_fields"]) for r in rows]
     return respond(body, headers=pagination_headers(request, total, params["page"],
@@ -52,9 +52,11 @@ def _api() -> APIRouter:
 
     @router.get("/products/{product_id:int}/variations")
     async def variations(request: Request, product_id: int) -> Response:
-        require_auth(request, listing=True)
-        request.app.state.store.tables["products"].row(product_id)
-        return _collection(request, "variations", lambda r: r.parent == product_id)
+        store = require_auth(request, listing=True)
+        store.tables["products"].row(product_id)
+        rows = store.tables["variations"].rows
+        return _collection(request, "variations",
+                           [rows[v] for v in store.children.get(product_id, ()) if v in rows])
 
     @router.get("/products/{product_id:int}/variations/{variation_id:int}")
     async def variation(request: Request, product_id: int, variation_id: int) -> Response:

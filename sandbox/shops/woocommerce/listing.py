@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -151,26 +151,43 @@ def _sort(rows: list[Row], orderby: str, params: dict[str, Any]) -> list[Row]:
     return sorted(rows, key=lambda r: (r.amount, r.id))  # price
 
 
+def _one_second(keys: list[int], low: int, high: int) -> bool:
+    """Whether the rows ``low:high`` of a view sorted by (modified, id) all changed in the
+    same second: they are then in id order too."""
+    return high - low < 2 or keys[low] == keys[high - 1]
+
+
 def select(store: Store, resource: str, params: dict[str, Any],
-           scope: Predicate | None = None) -> tuple[list[Row], int]:
-    """The rows of the requested page and the total number of matching rows. The status
-    filter and the GMT modified window come from views kept until the next change, so that
-    a page costs the same in a large shop as in a small one; other filters test each row."""
+           within: Sequence[Row] | None = None) -> tuple[list[Row], int]:
+    """The rows of the requested page and the total number of matching rows, among
+    ``within`` (a product's variations) when given. The status filter and the GMT modified
+    window come from views kept until the next change (ordered by modified, or by id inside
+    a window: the walk of a second that holds more records than a page), so that a page
+    costs the same in a large shop as in a small one; other filters test each row."""
     table = store.tables[resource]
     orderby = params["orderby"]
-    sliced = orderby == "modified" and bool(params.get("dates_are_gmt"))
+    gmt = bool(params.get("dates_are_gmt"))
+    window = params.get("modified_after") is not None or params.get("modified_before") is not None
+    sliced = gmt and (orderby == "modified" or (orderby == "id" and window))
     by = "modified" if sliced else {"date": "created", "registered_date": "created",
                                     "modified": "modified"}.get(orderby, "id")
     status = _status(resource, params)
-    if status is None:
+    checks = _filters(store, resource, params, sliced)
+    if within is not None:
+        rows = sorted(within, key=table.sort_keys[by])
+        keys = [getattr(r, by) for r in rows]
+        checks += [status] if status else []
+    elif status is None:
         rows, keys = table.ordered(by), table.keys(by)
     else:
         rows, keys = table.where(by, f"status={params.get('status')!r}", status)
     low, high = _gmt_modified_cut(store, keys, params) if sliced else (0, len(rows))
-    check = _every(_filters(store, resource, params, sliced) + ([scope] if scope else []))
+    check = _every(checks)
     matched = Span(rows, low, high)
     if check is not None:
         matched = Span([r for r in rows[low:high] if check(r)])
+    if sliced and orderby == "id" and not _one_second(keys, low, high):
+        matched = Span(sorted(matched.page(0, len(matched)), key=lambda r: r.id))
     if orderby in _SORTED:
         matched = Span(_sort(matched.page(0, len(matched)), orderby, params))
     per_page = params["per_page"]

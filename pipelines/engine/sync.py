@@ -314,9 +314,8 @@ class StreamSync:
                                              resource.hashes, report)
             is_last = index == len(checked) - 1
             with stage(self.stages, "ledger"):
-                # in a thread: the database's own work runs beside the next chunk's
-                await asyncio.to_thread(
-                    self.state.record, self.source.name, resource.resource, outcomes,
+                self.state.record(
+                    self.source.name, resource.resource, outcomes,
                     cursor=(stream, cursor) if is_last and cursor is not None else None,
                 )
             if self._probe is not None:

@@ -5,7 +5,6 @@ real SQLite state store."""
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -227,58 +226,82 @@ def test_an_item_of_consecutive_chunks_is_sent_once_while_the_first_is_still_bei
             == orders.records)
 
 
-class HoldingLedger:
+class NotingLedger:
     """The run's state store, noting the order in which ``resource``'s chunks are looked up
-    and recorded; with ``chunks`` given, it holds each chunk's record but the last (in the
-    record's thread: the run's loop goes on) until the next chunk has been looked up."""
+    and recorded; ``looked_up(n)`` waits until the n-th chunk has been."""
 
-    def __init__(self, state: Any, resource: str, chunks: int | None = None) -> None:
-        self._state, self._resource, self._chunks = state, resource, chunks
+    def __init__(self, state: Any, resource: str) -> None:
+        self._state, self._resource = state, resource
         self.order: list[str] = []
-        self._changed = threading.Condition()
+        self._events: dict[int, asyncio.Event] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._state, name)
 
-    def _count(self, what: str) -> int:
+    def count(self, what: str) -> int:
         return sum(entry.startswith(what) for entry in self.order)
+
+    def _event(self, n: int) -> asyncio.Event:
+        return self._events.setdefault(n, asyncio.Event())
+
+    async def looked_up(self, n: int) -> None:
+        await asyncio.wait_for(self._event(n).wait(), timeout=60)
 
     def states(self, source: str, resource: str, keys: list[str]) -> Any:
         if resource == self._resource:
-            with self._changed:
-                self.order.append(f"looked up {self._count('looked up') + 1}")
-                self._changed.notify_all()
+            self.order.append(f"looked up {self.count('looked up') + 1}")
+            self._event(self.count("looked up")).set()
         return self._state.states(source, resource, keys)
 
     def record(self, source: str, resource: str, outcomes: Any, **kwargs: Any) -> None:
         if resource == self._resource:
-            with self._changed:
-                chunk = self._count("recorded") + 1
-                if self._chunks is not None and chunk < self._chunks:
-                    self._changed.wait_for(lambda: self._count("looked up") > chunk, timeout=60)
-                self.order.append(f"recorded {chunk}")
+            self.order.append(f"recorded {self.count('recorded') + 1}")
         self._state.record(source, resource, outcomes, **kwargs)
+
+
+class HeldPushes(SourceRunner):
+    """A runner whose client holds the push of each chunk of ``ledger``'s resource but the
+    last (``chunks`` of them) until the next chunk has been looked up: only a sync that goes
+    on while its push waits gets past it."""
+
+    def __init__(self, setup: Any, ledger: NotingLedger, resource: str, chunks: int) -> None:
+        super().__init__(setup.config, setup.config.sources[0], ledger, setup.env, setup.clock)
+        self.ledger, self.resource, self.chunks = ledger, resource, chunks
+
+    def open_client(self) -> Any:
+        client = super().open_client()
+        bulk_save, pushed = client.bulk_save, [0]
+
+        async def held(resource: str, items: Any, **kwargs: Any) -> Any:
+            if resource == self.resource:
+                pushed[0] += 1
+                if pushed[0] < self.chunks:
+                    await self.ledger.looked_up(pushed[0] + 1)
+            return await bulk_save(resource, items, **kwargs)
+
+        client.bulk_save = held
+        return client
 
 
 def test_a_chunk_is_checked_while_the_one_before_it_is_sent_and_recorded(engine_setup, shop):
     """The next chunk's items are looked up in the ledger before the chunk before them is
     recorded: its delivery (push and record) runs beside the next chunk's read and checks.
-    Shown without timing: the record of each chunk but the last waits until the next
-    chunk has been looked up, which only a sync that goes on while it waits can do."""
+    Shown without timing: the push of each chunk but the last waits until the next chunk
+    has been looked up, which only a sync that goes on while it waits can do."""
     setup = make_setup(engine_setup, shop, tuning={"chunk_items": 5, "page_size": 5})
-    counting = HoldingLedger(setup.state, "customers")
+    counting = NotingLedger(setup.state, "customers")
     asyncio.run(SourceRunner(setup.config, setup.config.sources[0], counting, setup.env,
                              setup.clock).run(streams=["customers"], dry_run=True))
-    chunks = counting._count("looked up")
+    chunks = counting.count("looked up")
     assert chunks >= 3
 
-    held = HoldingLedger(setup.state, "customers", chunks)
-    (report,) = asyncio.run(SourceRunner(setup.config, setup.config.sources[0], held,
-                                         setup.env, setup.clock).run(streams=["customers"]))
+    ledger = NotingLedger(setup.state, "customers")
+    (report,) = asyncio.run(HeldPushes(setup, ledger, "customers", chunks).run(
+        streams=["customers"]))
 
     assert (report.counts["customers"]["accepted"] + report.counts["customers"]["quarantined"]
             == report.records)
     expected = ["looked up 1"]
     for chunk in range(1, chunks):
         expected += [f"looked up {chunk + 1}", f"recorded {chunk}"]
-    assert held.order == [*expected, f"recorded {chunks}"]
+    assert ledger.order == [*expected, f"recorded {chunks}"]

@@ -38,6 +38,24 @@ def hash_of(mapped: MappedItem, unwritable: dict[str, str]) -> str:
         return content_hash(ledger_safe(mapped.item))
 
 
+def unchanged_left_out(resource: str, latest: dict[str, MappedItem], hashes: dict[str, str],
+                       known: dict[str, tuple[str, ItemStatus]], report: StreamReport
+                       ) -> list[MappedItem]:
+    """The items worth checking and sending: all but those the ledger holds (``known``) with
+    the same content as settled (counted unchanged) or held back (until the source changes
+    them)."""
+    changed = []
+    for key, mapped in latest.items():
+        content_hash, status = known.get(key, ("", None))
+        if status is not None and content_hash == hashes[key] and (
+            status in SETTLED or status in HELD
+        ):
+            report.add(resource, "unchanged" if status in SETTLED else status.value)
+            continue
+        changed.append(mapped)
+    return changed
+
+
 def problems(model: type[BaseModel], mapped: MappedItem, unwritable: str | None) -> Held | None:
     """Why the item is held back, and by which stage's rules (None: it may be sent). A
     connector that could not read a record, or a mapping that failed, says why; then

@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from connectors.sources.base import RawRecord
 from pipelines.engine.plan import ReadPlan
 
+#: chunks of records a run may read ahead of its sync while it waits for a quality suite
+READ_AHEAD_CHUNKS = 4
+
 
 @dataclass
 class Reading:

@@ -37,14 +37,14 @@ from pipelines.engine.mappings import mapping_for
 from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms import platform
 from pipelines.engine.quality.check import prepare
-from pipelines.engine.read_ahead import ReadAhead
+from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.stages import StageTimer
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.stopped import Resume, SyncStopped
 from pipelines.engine.stream_report import StreamReport
-from pipelines.engine.sync import READ_AHEAD_CHUNKS, StreamSync
+from pipelines.engine.sync import StreamSync
 
 Env = Mapping[str, str]
 

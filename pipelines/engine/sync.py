@@ -10,12 +10,8 @@ stream's cursor in one transaction. The cursor therefore never passes an item wh
 is not durably known: a crash anywhere, rerun, re-reads at most two chunks, and what the
 ledger already holds as accepted with the same content is not sent again.
 
-A chunk's push and record (its delivery) run while the next chunk is read, mapped and
-checked: the API's answers are waited for with work to do. One delivery is in flight at a
-time, so pushes and ledger writes keep the chunks' order. An item the next chunk shares with
-the one in flight (a carrier named by orders of both) is diffed against what the delivery
-sends of it, as it will be recorded: the same content is not sent twice, new content is
-sent after it.
+A chunk's push and record (its delivery, delivery.py) run while the next chunk is read,
+mapped and checked: the API's answers are waited for with work to do.
 """
 
 from __future__ import annotations
@@ -23,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.resources import SYNC_RESOURCES
@@ -31,7 +26,14 @@ from connectors.sources.base import Position, RawRecord, SourceConnector
 from pipelines.engine.clock import Clock, wall_clock
 from pipelines.engine.config import Source
 from pipelines.engine.deletions import delete_records, stale_records
-from pipelines.engine.gate import HELD, SETTLED, KnownProducts, check_quality, hash_of, problems
+from pipelines.engine.delivery import Checked, InFlight
+from pipelines.engine.gate import (
+    KnownProducts,
+    check_quality,
+    hash_of,
+    problems,
+    unchanged_left_out,
+)
 from pipelines.engine.limits import ledger_safe
 from pipelines.engine.mappings.base import (
     MappedItem,
@@ -45,41 +47,12 @@ from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally
 from pipelines.engine.quality import held as holds
 from pipelines.engine.quality.check import plan_suite, suite_pending
-from pipelines.engine.read_ahead import ReadAhead, Reading
+from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead, Reading
 from pipelines.engine.reasons import why
 from pipelines.engine.send import send
 from pipelines.engine.stages import StageTimer, stage
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import SAMPLES_PER_RESOURCE, StreamReport
-
-#: chunks of records a run may read ahead of its sync while it waits for a quality suite
-READ_AHEAD_CHUNKS = 4
-
-
-@dataclass
-class Checked:
-    """One resource of a chunk, checked: the outcomes of the items held back, and the
-    items to send with their content hashes."""
-
-    resource: str
-    held: list[Outcome]
-    to_send: list[MappedItem]
-    hashes: dict[str, str]
-
-    def expected(self) -> dict[str, tuple[str, ItemStatus]]:
-        """Key -> (content hash, status) as the ledger will hold them once sent."""
-        held = {o.key: (o.content_hash, ItemStatus(o.status)) for o in self.held}
-        return held | {m.key: (self.hashes[m.key], ItemStatus.ACCEPTED) for m in self.to_send}
-
-
-@dataclass
-class Delivery:
-    """A chunk's push and record, running while the next chunk is prepared."""
-
-    task: asyncio.Task[None]
-    #: resource -> key -> (content hash, status) of its items as it sends or holds them:
-    #: what the ledger will say of them, for the next chunk's diff
-    items: dict[str, dict[str, tuple[str, ItemStatus]]]
 
 
 class StreamSync:
@@ -124,8 +97,8 @@ class StreamSync:
         #: the run's read-ahead and the stream being synced (``run``)
         self._ahead: ReadAhead | None = None
         self._stream = ""
-        #: the chunk being pushed and recorded while the next one is prepared
-        self._delivery: Delivery | None = None
+        #: the chunk being pushed and recorded while the next one is checked
+        self._in_flight = InFlight(stages)
         self.context = MappingContext(
             # sources read from a database or files have no shop address
             shop_url=source.connection.url or "",
@@ -220,9 +193,9 @@ class StreamSync:
                     await self._flush(stream, chunk, plan, last, report, dry_run)
                     chunk = []
             await self._flush(stream, chunk, plan, last, report, dry_run)
-            await self._delivered()
+            await self._in_flight.done()
         finally:
-            self._abandon()
+            self._in_flight.abandon()
         report.cursor = last
         if seen is not None:
             await self._delete_unseen(stream, seen, report, dry_run)
@@ -276,32 +249,13 @@ class StreamSync:
         checked = [await self._check(resource, [m for m in chunk if m.resource == resource],
                                      report, dry_run, force=plan.resends_everything)
                    for resource in self._resources_in_order(stream, chunk)]
-        await self._delivered()
+        await self._in_flight.done()
         if dry_run:
             if self.progress is not None:
                 self.progress(report)
             return
         cursor = last if plan.advances_cursor else None
-        self._delivery = Delivery(
-            asyncio.create_task(self._deliver(stream, checked, cursor, report)),
-            {c.resource: c.expected() for c in checked})
-
-    async def _delivered(self) -> None:
-        """Wait for the delivery in flight, if any (its failure is the run's)."""
-        delivery, self._delivery = self._delivery, None
-        if delivery is not None:
-            with stage(self.stages, "push"):
-                await delivery.task
-
-    def _abandon(self) -> None:
-        """A run that fails stops the delivery still in flight: its items are sent again
-        by the next run, as after a crash."""
-        delivery, self._delivery = self._delivery, None
-        if delivery is None:
-            return
-        if delivery.task.done() and not delivery.task.cancelled():
-            delivery.task.exception()  # seen: the run's own failure is what it reports
-        delivery.task.cancel()
+        self._in_flight.start(self._deliver(stream, checked, cursor, report), checked)
 
     async def _deliver(self, stream: str, checked: list[Checked], cursor: Position | None,
                        report: StreamReport) -> None:
@@ -344,13 +298,10 @@ class StreamSync:
             hashes = {key: hash_of(m, unwritable) for key, m in latest.items()}
         with stage(self.stages, "ledger"):
             known = {} if force else self.state.states(self.source.name, resource, list(latest))
-        delivery = self._delivery
-        if not force and delivery is not None and not delivery.task.done():
-            # what the chunk in flight will record, until the ledger has it
-            sending = delivery.items.get(resource, {})
-            known.update((key, sending[key]) for key in latest.keys() & sending.keys())
+        if not force:  # what the chunk in flight will record, until the ledger has it
+            known.update(self._in_flight.pending(resource, set(latest)))
         with stage(self.stages, "diff"):
-            changed = self._changed(resource, latest, hashes, known, report)
+            changed = unchanged_left_out(resource, latest, hashes, known, report)
         if changed and self.prepare_quality is not None:
             self.prepare_quality()
         held: list[Outcome] = []
@@ -391,23 +342,6 @@ class StreamSync:
             if not read:  # nothing left to read ahead: wait for the plan, off the loop
                 with stage(self.stages, "gx wait"):
                     await asyncio.to_thread(plan_suite, resource)
-
-    @staticmethod
-    def _changed(resource: str, latest: dict[str, MappedItem], hashes: dict[str, str],
-                 known: dict[str, tuple[str, ItemStatus]], report: StreamReport
-                 ) -> list[MappedItem]:
-        """The items worth checking and sending: all but those the ledger holds with the
-        same content as settled (unchanged) or held back (until the source changes them)."""
-        changed = []
-        for key, mapped in latest.items():
-            content_hash, status = known.get(key, ("", None))
-            if status is not None and content_hash == hashes[key] and (
-                status in SETTLED or status in HELD
-            ):
-                report.add(resource, "unchanged" if status in SETTLED else status.value)
-                continue
-            changed.append(mapped)
-        return changed
 
     async def _send(self, resource: str, to_send: list[MappedItem], hashes: dict[str, str],
                     report: StreamReport) -> list[Outcome]:

@@ -15,13 +15,18 @@ read plan is fixed when it is opened (here, or when its sync starts).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from connectors.sources.base import RawRecord
 from pipelines.engine.plan import ReadPlan
+
+#: turns of the event loop the next page's request is given to go out (pacing, the pool,
+#: the write) before the page it follows is handed over to be worked on
+SEND_STEPS = 8
 
 #: chunks of records a run may read ahead of its sync while it waits for a quality suite
 READ_AHEAD_CHUNKS = 4
@@ -47,7 +52,7 @@ class Reading:
         if self.ended:
             return None
         if self.pages is None:
-            self.pages = aiter(self.start())
+            self.pages = prefetched(self.start())
         page = await anext(self.pages, None)
         self.ended = page is None
         return page
@@ -55,6 +60,28 @@ class Reading:
     async def next(self) -> list[RawRecord] | None:
         """The stream's next page: held, else read (None: there is no more)."""
         return self.held.popleft() if self.held else await self.read()
+
+
+async def prefetched(pages: AsyncIterator[list[RawRecord]]
+                     ) -> AsyncGenerator[list[RawRecord], None]:
+    """``pages``, each next one asked for as this one is handed over: the shop's answer is
+    waited for while the sync works on the page before it (one page ahead, no more)."""
+    ahead = asyncio.ensure_future(anext(pages, None))
+    try:
+        while (page := await ahead) is not None:
+            ahead = asyncio.ensure_future(anext(pages, None))
+            for _ in range(SEND_STEPS):  # until the request is out, before the page's work
+                await asyncio.sleep(0)
+            yield page
+    finally:  # stopped early (the run failed or ended): the page asked for is not wanted
+        if not ahead.done():
+            ahead.cancel()
+            await asyncio.wait([ahead])
+        if not ahead.cancelled():
+            ahead.exception()  # seen: what stops the run is said by the run
+        aclose = getattr(pages, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 class ReadAhead:

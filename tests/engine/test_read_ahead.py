@@ -13,7 +13,7 @@ import pytest
 
 from connectors.sources.base import RawRecord
 from pipelines.engine.plan import ReadKind, ReadPlan
-from pipelines.engine.read_ahead import ReadAhead, Reading
+from pipelines.engine.read_ahead import ReadAhead, Reading, prefetched
 from pipelines.engine.stages import STAGES, StageTimer, stage
 
 PLAN = ReadPlan(kind=ReadKind.FULL, after=None, until=datetime(2025, 1, 1, tzinfo=UTC))
@@ -94,7 +94,8 @@ def test_what_was_opened_and_not_read_to_its_end_is_closed() -> None:
         return ahead.reading("orders")
 
     orders = asyncio.run(run())
-    assert orders.ended and len(shop.asked) == 3  # opened, pages 0 and 1, then closed
+    # opened, pages 0 and 1, page 2 asked for ahead of its use, then closed
+    assert orders.ended and len(shop.asked) == 4
 
 
 def test_a_stage_timer_adds_up_each_stage_and_no_timer_costs_nothing() -> None:
@@ -108,3 +109,49 @@ def test_a_stage_timer_adds_up_each_stage_and_no_timer_costs_nothing() -> None:
     assert timer.times["map"].calls == 3 and timer.times["read"].calls == 0
     wall, cpu = timer.seconds()["map"]
     assert wall >= 0 and cpu >= 0
+
+
+def test_the_next_page_is_asked_for_before_the_one_before_it_is_worked_on() -> None:
+    asked: list[int] = []
+    closed: list[bool] = []
+
+    async def pages() -> AsyncIterator[list[RawRecord]]:
+        try:
+            for n in range(4):
+                asked.append(n)
+                await asyncio.sleep(0)  # the request goes out
+                yield [{"id": n}]
+        finally:
+            closed.append(True)
+
+    async def run() -> list[tuple[int, list[int]]]:
+        seen = []
+        async for page in prefetched(pages()):
+            seen.append((page[0]["id"], list(asked)))
+        return seen
+
+    assert asyncio.run(run()) == [(0, [0, 1]), (1, [0, 1, 2]), (2, [0, 1, 2, 3]),
+                                  (3, [0, 1, 2, 3])]
+    assert closed == [True]
+
+
+def test_a_read_stopped_early_asks_for_no_more_and_closes_the_shops_pages() -> None:
+    asked: list[int] = []
+    closed: list[bool] = []
+
+    async def pages() -> AsyncIterator[list[RawRecord]]:
+        try:
+            for n in range(10):
+                asked.append(n)
+                await asyncio.sleep(0)
+                yield [{"id": n}]
+        finally:
+            closed.append(True)
+
+    async def run() -> None:
+        read = prefetched(pages())
+        assert (await anext(read))[0]["id"] == 0
+        await read.aclose()
+
+    asyncio.run(run())
+    assert asked == [0, 1] and closed == [True]

@@ -11,6 +11,9 @@ here first.
 Streams are read in the order the run syncs them and each to its end before the next is
 opened, as without reading ahead: a connector sees the same reads, only sooner. A stream's
 read plan is fixed when it is opened (here, or when its sync starts).
+
+Within a stream, each page's successor is asked for as the page is handed over
+(``prefetched``): the shop's answer is waited for while the sync works on the page before it.
 """
 
 from __future__ import annotations

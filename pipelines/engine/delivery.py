@@ -20,7 +20,7 @@ from pipelines.engine.stages import StageTimer, stage
 from pipelines.engine.state import ItemStatus, Outcome
 
 #: key -> (content hash, status): what the ledger holds, or will, of an item
-Known = dict[str, tuple[str, ItemStatus]]
+LedgerStates = dict[str, tuple[str, ItemStatus]]
 
 
 @dataclass
@@ -33,7 +33,7 @@ class Checked:
     to_send: list[MappedItem]
     hashes: dict[str, str]
 
-    def expected(self) -> Known:
+    def expected(self) -> LedgerStates:
         """What the ledger will hold of its items once they are sent."""
         held = {o.key: (o.content_hash, ItemStatus(o.status)) for o in self.held}
         return held | {m.key: (self.hashes[m.key], ItemStatus.ACCEPTED) for m in self.to_send}
@@ -46,7 +46,7 @@ class InFlight:
         self.stages = stages
         self._task: asyncio.Task[None] | None = None
         #: resource -> what the delivery in flight sends or holds of it
-        self._items: dict[str, Known] = {}
+        self._items: dict[str, LedgerStates] = {}
 
     def start(self, delivery: Coroutine[Any, Any, None], checked: list[Checked]) -> None:
         """Run ``delivery``, the push and record of ``checked``; the one before it must be
@@ -55,7 +55,7 @@ class InFlight:
         self._task = asyncio.create_task(delivery)
         self._items = {c.resource: c.expected() for c in checked}
 
-    def pending(self, resource: str, keys: set[str]) -> Known:
+    def pending(self, resource: str, keys: set[str]) -> LedgerStates:
         """What the delivery still in flight will record of ``keys`` of ``resource``."""
         if self._task is None or self._task.done():
             return {}  # the ledger has it

@@ -111,47 +111,45 @@ def test_a_stage_timer_adds_up_each_stage_and_no_timer_costs_nothing() -> None:
     assert wall >= 0 and cpu >= 0
 
 
-def test_the_next_page_is_asked_for_before_the_one_before_it_is_worked_on() -> None:
-    asked: list[int] = []
-    closed: list[bool] = []
+class Pages:
+    """A shop's pages of one stream: says which it was asked for and whether it was closed."""
 
-    async def pages() -> AsyncIterator[list[RawRecord]]:
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.asked: list[int] = []
+        self.closed = False
+
+    async def __call__(self) -> AsyncIterator[list[RawRecord]]:
         try:
-            for n in range(4):
-                asked.append(n)
-                await asyncio.sleep(0)  # the request goes out
+            for n in range(self.count):
+                self.asked.append(n)
+                await asyncio.sleep(0)  # a turn of the loop: the request goes out
                 yield [{"id": n}]
         finally:
-            closed.append(True)
+            self.closed = True
+
+
+def test_the_next_page_is_asked_for_before_the_one_before_it_is_worked_on() -> None:
+    shop = Pages(4)
 
     async def run() -> list[tuple[int, list[int]]]:
         seen = []
-        async for page in prefetched(pages()):
-            seen.append((page[0]["id"], list(asked)))
+        async for page in prefetched(shop()):
+            seen.append((page[0]["id"], list(shop.asked)))
         return seen
 
     assert asyncio.run(run()) == [(0, [0, 1]), (1, [0, 1, 2]), (2, [0, 1, 2, 3]),
                                   (3, [0, 1, 2, 3])]
-    assert closed == [True]
+    assert shop.closed
 
 
 def test_a_read_stopped_early_asks_for_no_more_and_closes_the_shops_pages() -> None:
-    asked: list[int] = []
-    closed: list[bool] = []
-
-    async def pages() -> AsyncIterator[list[RawRecord]]:
-        try:
-            for n in range(10):
-                asked.append(n)
-                await asyncio.sleep(0)
-                yield [{"id": n}]
-        finally:
-            closed.append(True)
+    shop = Pages(10)
 
     async def run() -> None:
-        read = prefetched(pages())
+        read = prefetched(shop())
         assert (await anext(read))[0]["id"] == 0
         await read.aclose()
 
     asyncio.run(run())
-    assert asked == [0, 1] and closed == [True]
+    assert shop.asked == [0, 1] and shop.closed

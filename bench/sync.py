@@ -11,10 +11,12 @@ rate of the same items (``_push_only.py``), with the sync's pushes as a share of
 
 ``--baseline DIR`` runs the same sync first with the engine of another checkout (its
 ``PYTHONPATH``, e.g. ``/work/main``), in a process of its own, and prints the ratio of the
-two: figures of one run, taken at the same load.
+two: figures of one run, taken at the same load. ``--read-process`` reads and maps the
+streams in a process of their own (``tuning.read_process``), in this checkout's run only:
+with ``--baseline`` of this same checkout, the two ways side by side.
 
     python bench/sync.py [--source woocommerce|sql|files] [--orders 100000]
-        [--customers 2000] [--products 500] [--baseline DIR]
+        [--customers 2000] [--products 500] [--baseline DIR] [--read-process]
 """
 
 from __future__ import annotations
@@ -63,7 +65,14 @@ def process_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(source: str, orders: int, customers: int, products: int) -> dict[str, Any]:
+def children_cpu() -> float:
+    """CPU seconds of the child processes that ended (the read process, once joined)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(source: str, orders: int, customers: int, products: int,
+            read_process: bool = False) -> dict[str, Any]:
     """One full sync and its unchanged rerun, as the figures ``report`` prints."""
     try:
         from pipelines.engine.stages import StageTimer
@@ -76,18 +85,23 @@ def measure(source: str, orders: int, customers: int, products: int) -> dict[str
     ) as (sandbox, shop):
         config = demo_config(sandbox.url, shop.url, f"sqlite:///{Path(tmp) / 'state.db'}",
                              platform_name=source)
+        if read_process:
+            tuning = config.sources[0].tuning.model_copy(update={"read_process": True})
+            sources = [config.sources[0].model_copy(update={"tuning": tuning})]
+            config = config.model_copy(update={"sources": sources})
         state = StateStore(config.state_url or "")
         runner = SourceRunner(config, config.sources[0], state, demo_env(source))
         if timer is not None:
             runner.stages = timer
         servers = {"sandbox": cpu_seconds(sandbox), "shop": cpu_seconds(shop)}
-        cpu, thread_cpu = process_cpu(), time.thread_time()
+        cpu, thread_cpu, children = process_cpu(), time.thread_time(), children_cpu()
         started = time.perf_counter()
         first = asyncio.run(runner.run())
         seconds = time.perf_counter() - started
         cpu, thread_cpu = process_cpu() - cpu, time.thread_time() - thread_cpu
         servers = {name: cpu_seconds(server) - servers[name]
                    for name, server in (("sandbox", sandbox), ("shop", shop))}
+        servers["read process"] = children_cpu() - children
         rss = peak_rss_mib()
         prepared = list(getattr(check, "prepared", []))
         if timer is not None:
@@ -173,16 +187,19 @@ def main() -> None:
     parser.add_argument("--products", type=int, default=500)
     parser.add_argument("--baseline", metavar="DIR",
                         help="a checkout whose engine runs the same sync first, to compare")
+    parser.add_argument("--read-process", action="store_true",
+                        help="read and map in a process of their own (this checkout's run)")
     parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # for --baseline
     args = parser.parse_args()
     before = baseline(args.baseline, args) if args.baseline else None
-    run = measure(args.source, args.orders, args.customers, args.products)
+    run = measure(args.source, args.orders, args.customers, args.products,
+                  read_process=args.read_process)
     if args.json:
         Path(args.json).write_text(json.dumps(run))
         return
     if before is not None:
         report(before, f"baseline ({args.baseline})")
-    report(run, "this checkout")
+    report(run, "this checkout" + (", reading in a process" if args.read_process else ""))
     if before is not None:
         print(f"  ratio to the baseline: {before['seconds'] / run['seconds']:.2f}x faster,"
               f" syncing thread CPU {run['thread_cpu'] / before['thread_cpu']:.2f}x,"

@@ -23,9 +23,12 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
-from connectors.sources.base import RawRecord
 from pipelines.engine.plan import ReadPlan
+
+#: what a stream's pages hold: records as read, or mapped (``mapped_pages.Mapped``)
+R = TypeVar("R")
 
 #: turns of the event loop the next page's request is given to go out (pacing, the pool,
 #: the write) before the page it follows is handed over to be worked on
@@ -36,21 +39,21 @@ READ_AHEAD_CHUNKS = 4
 
 
 @dataclass
-class Reading:
+class Reading(Generic[R]):
     """One stream's read: its plan, the pages read and not yet synced, and the rest
     (``start`` asks the connector for them at the first read)."""
 
     stream: str
     plan: ReadPlan
-    start: Callable[[], AsyncIterator[list[RawRecord]]]
-    pages: AsyncIterator[list[RawRecord]] | None = None
-    held: deque[list[RawRecord]] = field(default_factory=deque)
+    start: Callable[[], AsyncIterator[list[R]]]
+    pages: AsyncIterator[list[R]] | None = None
+    held: deque[list[R]] = field(default_factory=deque)
     #: its last page has been read (``held`` may still hold pages)
     ended: bool = False
     #: seconds spent reading it while another stream waited: its own time, not theirs
     early: float = 0.0
 
-    async def read(self) -> list[RawRecord] | None:
+    async def read(self) -> list[R] | None:
         """The next page from the shop (None: there is no more)."""
         if self.ended:
             return None
@@ -60,13 +63,12 @@ class Reading:
         self.ended = page is None
         return page
 
-    async def next(self) -> list[RawRecord] | None:
+    async def next(self) -> list[R] | None:
         """The stream's next page: held, else read (None: there is no more)."""
         return self.held.popleft() if self.held else await self.read()
 
 
-async def prefetched(pages: AsyncIterator[list[RawRecord]]
-                     ) -> AsyncGenerator[list[RawRecord], None]:
+async def prefetched(pages: AsyncIterator[list[R]]) -> AsyncGenerator[list[R], None]:
     """``pages``, each next one asked for as this one is handed over: the shop's answer is
     waited for while the sync works on the page before it (one page ahead, no more)."""
     ahead = asyncio.ensure_future(anext(pages, None))
@@ -87,20 +89,20 @@ async def prefetched(pages: AsyncIterator[list[RawRecord]]
             await aclose()
 
 
-class ReadAhead:
+class ReadAhead(Generic[R]):
     """The readings of a run's streams, in the order the run syncs them; ``open`` makes
     a stream's plan and starts reading it."""
 
-    def __init__(self, streams: list[str], open: Callable[[str], Reading],
+    def __init__(self, streams: list[str], open: Callable[[str], Reading[R]],
                  limit: int) -> None:
         self._order = list(streams)
         self._open = open
         self._limit = limit
-        self._readings: dict[str, Reading] = {}
+        self._readings: dict[str, Reading[R]] = {}
         #: seconds spent reading a stream while another one waited, in all
         self.lent = 0.0
 
-    def reading(self, stream: str) -> Reading:
+    def reading(self, stream: str) -> Reading[R]:
         """The reading of ``stream``, opened now unless it was read ahead."""
         if stream not in self._readings:
             self._readings[stream] = self._open(stream)

@@ -38,6 +38,7 @@ from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms import platform
 from pipelines.engine.quality.check import prepare
 from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead
+from pipelines.engine.read_process import ReadProcess, ReadSpec, can_start, state_url_for
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.stages import StageTimer
@@ -191,6 +192,12 @@ class SourceRunner:
                 id_data_source = await resolve_data_source(
                     client, self.source.data_source, create=not dry_run
                 )
+                read_process = None
+                if self.source.tuning.read_process and can_start():
+                    read_process = ReadProcess(ReadSpec(
+                        self.source, dict(self.env), id_data_source,
+                        state_url_for(self.source, self.state.url)))
+                    stack.push_async_callback(read_process.aclose)
                 syncs = {stream: StreamSync(
                     source=self.source,
                     connector=connector,
@@ -205,6 +212,7 @@ class SourceRunner:
                     clock=self.clock,
                     stages=self.stages,
                     prepare_quality=prepare_quality,
+                    read_process=read_process,
                 ) for stream, resources in plan.items()}
                 # what a stream waiting for its quality suite reads ahead: itself, the next
                 ahead = ReadAhead(list(syncs), lambda s: syncs[s].reading(s, window),

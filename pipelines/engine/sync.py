@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.resources import SYNC_RESOURCES
-from connectors.sources.base import Position, RawRecord, SourceConnector
+from connectors.sources.base import Position, SourceConnector
 from pipelines.engine.clock import Clock, wall_clock
 from pipelines.engine.config import Source
 from pipelines.engine.deletions import delete_records, stale_records
@@ -35,20 +35,14 @@ from pipelines.engine.gate import (
     unchanged_left_out,
 )
 from pipelines.engine.limits import ledger_safe
-from pipelines.engine.mappings.base import (
-    MappedItem,
-    MappingContext,
-    Overrides,
-    PlatformMapping,
-    map_record,
-)
+from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapped_pages, mapping_context
+from pipelines.engine.mappings.base import MappedItem, Overrides, PlatformMapping
 from pipelines.engine.plan import ReadPlan, Window, plan_read
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally
-from pipelines.engine.quality import held as holds
 from pipelines.engine.quality.check import plan_suite, suite_pending
 from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead, Reading
-from pipelines.engine.reasons import why
+from pipelines.engine.read_process import ReadProcess
 from pipelines.engine.send import send
 from pipelines.engine.stages import StageTimer, stage
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
@@ -74,6 +68,7 @@ class StreamSync:
         clock: Clock = wall_clock,
         stages: StageTimer | None = None,
         prepare_quality: Callable[[], object] | None = None,
+        read_process: ReadProcess | None = None,
     ) -> None:
         self.source = source
         self.connector = connector
@@ -92,20 +87,17 @@ class StreamSync:
         #: run), called when a chunk first has items to check (None: each suite is planned
         #: when first used)
         self.prepare_quality = prepare_quality
-        self.overrides = Overrides(source.mapping)
+        #: where the stream's pages are read and mapped when not in this process
+        self.read_process = read_process
         self._probe: VisibilityProbe | None = None
         #: the run's read-ahead and the stream being synced (``run``)
         self._ahead: ReadAhead | None = None
         self._stream = ""
         #: the chunk being pushed and recorded while the next one is checked
         self._in_flight = InFlight(stages)
-        self.context = MappingContext(
-            # sources read from a database or files have no shop address
-            shop_url=source.connection.url or "",
-            lang=source.lang,
-            currency=source.currency,
-            id_data_source=id_data_source,
-        )
+        self.mapper = RecordMapper(mapping, Overrides(source.mapping),
+                                   mapping_context(source, id_data_source))
+        self.context = self.mapper.context
         self._known_products = KnownProducts(state, source.name, self.context.lang)
 
     def _wanted(self, resource: str) -> bool:
@@ -119,15 +111,19 @@ class StreamSync:
         return plan_read(self.source, incremental=incremental, cursor=cursor,
                          clock=self.clock, window=window)
 
-    def reading(self, stream: str, window: Window | None = None) -> Reading:
-        """The read of ``stream``: its plan, made now, and its pages, read from the first
-        ``Reading.read`` on."""
+    def reading(self, stream: str, window: Window | None = None) -> Reading[Mapped]:
+        """The read of ``stream``: its plan, made now, and its pages, read and mapped from
+        the first ``Reading.read`` on (in the read process, when the run has one)."""
         plan = self.plan(stream, window)
-        return Reading(stream, plan, lambda: self.connector.read(stream, after=plan.after,
-                                                                 until=plan.until))
+        if self.read_process is not None:
+            process = self.read_process
+            return Reading(stream, plan, lambda: process.pages(stream, plan))
+        return Reading(stream, plan, lambda: mapped_pages(
+            self.connector.read(stream, after=plan.after, until=plan.until), self.mapper,
+            stream, plan, self.connector.position, self.stages))
 
     async def run(self, stream: str, *, window: Window | None = None, dry_run: bool = False,
-                  ahead: ReadAhead | None = None) -> StreamReport:
+                  ahead: ReadAhead[Mapped] | None = None) -> StreamReport:
         """Sync ``stream``; ``ahead``: the run's read-ahead, which may have read it already
         (None: one of its own, over this stream alone)."""
         report = StreamReport(self.source.name, stream, dry_run=dry_run)
@@ -164,7 +160,7 @@ class StreamSync:
             self.state.finish_run(run_id, "succeeded", report.totals())
         return report
 
-    async def _execute(self, reading: Reading, report: StreamReport, dry_run: bool) -> None:
+    async def _execute(self, reading: Reading[Mapped], report: StreamReport, dry_run: bool) -> None:
         """Read what the plan says, chunk by chunk, then what reading it all tells."""
         stream, plan = reading.stream, reading.plan
         if not dry_run and not plan.resends_everything:
@@ -179,16 +175,14 @@ class StreamSync:
                 if page is None:
                     break
                 with stage(self.stages, "map"):
-                    for record in page:
-                        position = self.connector.position(stream, record)
+                    for read in page:
                         if seen is not None:
-                            seen.add(position.record_id)
-                        if not plan.keeps(position.changed_at):
+                            seen.add(read.position.record_id)
+                        if read.items is None:  # outside the plan
                             continue
                         report.records += 1
-                        last = position
-                        chunk += [m for m in self._map(stream, record, position)
-                                  if self._pushed(m)]
+                        last = read.position
+                        chunk += [m for m in read.items if self._pushed(m)]
                 if len(chunk) >= self.chunk_items:
                     await self._flush(stream, chunk, plan, last, report, dry_run)
                     chunk = []
@@ -217,24 +211,6 @@ class StreamSync:
         return VisibilityProbe(source=self.source.name, state=self.state, client=self.client,
                                id_data_source=self.context.id_data_source, seconds=seconds,
                                clock=self.clock)
-
-    def _map(self, stream: str, record: RawRecord, position: Position) -> list[MappedItem]:
-        """The items of one record. A record the mapping (or an override) cannot map is
-        one item held back in its stream's first resource, keyed by the record's id as the
-        source gave it, with the reason: the rest of the stream flows on."""
-        try:
-            return list(map_record(self.mapping, self.overrides, stream, record, self.context,
-                                   position.record_id, position.changed_at))
-        except Exception as exc:  # noqa: BLE001 - whatever one record does, it is its own
-            origin = record.get("_origin") if isinstance(record.get("_origin"), str) else None
-            where = origin or f"{stream} record {position.record_id!r}"
-            # held back as what the record is (an order, not the carriers its lines name)
-            produced = self.mapping.produces.get(stream, ())
-            resource = stream if stream in produced else next(iter(produced), stream)
-            reason = f"{where}{holds.CANNOT_MAP}{why(exc)}"
-            item = {"_errors": [reason], "_record": ledger_safe(record)}
-            return [MappedItem(resource, position.record_id or where, item,
-                               position.record_id, position.changed_at)]
 
     def _resources_in_order(self, stream: str, chunk: list[MappedItem]) -> list[str]:
         order = list(self.mapping.produces.get(stream, ()))

@@ -133,6 +133,9 @@ class Tuning(_Model):
     #: seconds a sync reads each chunk's accepted items back (beside the sync; the last chunk's
     #: read-backs add up to this to the run) to measure their visibility lag finely; 0: off
     probe_seconds: float = Field(default=0, ge=0, le=60)
+    #: read and map the streams in a process of their own, beside the sync: a second core
+    #: for a large sync, at the cost of starting a Python process (about a second) per run
+    read_process: bool = False
 
     @model_validator(mode="after")
     def _concurrency_order(self) -> Tuning:

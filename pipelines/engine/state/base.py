@@ -67,6 +67,11 @@ class StoreBase:
             self._engine.dispose()
             raise
 
+    @property
+    def url(self) -> str:
+        """The database's URL, password included (for another process of this run)."""
+        return self._engine.url.render_as_string(hide_password=False)
+
     @classmethod
     def default_url(cls) -> str:
         """``$SHOPSYNC_HOME/state.db``, ``SHOPSYNC_HOME`` defaulting to ``~/.shopsync``."""

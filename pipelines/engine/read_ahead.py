@@ -108,6 +108,15 @@ class ReadAhead(Generic[R]):
             self._readings[stream] = self._open(stream)
         return self._readings[stream]
 
+    def following(self, stream: str) -> tuple[str, ReadPlan] | None:
+        """The stream the run reads after ``stream``, opened now (its plan fixed), and its
+        plan; None after the last."""
+        at = self._order.index(stream) + 1 if stream in self._order else len(self._order)
+        if at >= len(self._order):
+            return None
+        reading = self.reading(self._order[at])
+        return reading.stream, reading.plan
+
     def held(self) -> int:
         return sum(len(page) for r in self._readings.values() for page in r.held)
 

@@ -6,7 +6,8 @@ half of its CPU: in a second process they run beside the checking, pushing and r
 of the pages before. The process opens its own connector (with the shop's shared budget,
 when the source sets one) and maps each page with the same ``RecordMapper`` as a run that
 maps in its own process; it is started at the run's first read, reads the run's streams one
-after another as the run asks for them, and is sent away when the run ends. A page travels
+after another as the run asks for them — the next as soon as one is read (``then``) — and
+is sent away when the run ends. A page travels
 pickled over a pipe (as plain tuples: ``mapped_pages.pack``), and the process works as far
 ahead of the sync as the pipe has room (``_widen``): its memory stays a few pages.
 
@@ -19,12 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
-import multiprocessing
+import os
 import pickle
-from collections.abc import AsyncGenerator
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -51,42 +54,53 @@ class ReadSpec:
     state_url: str | None
 
 
-def can_start() -> bool:
-    """Whether this process may start one: a daemonic process (a celery worker's pool)
-    may not have children."""
-    return not multiprocessing.current_process().daemon
-
-
 class ReadProcess:
     """The process reading a run's streams, started when first asked for a stream."""
 
     def __init__(self, spec: ReadSpec) -> None:
         self.spec = spec
-        self._process: BaseProcess | None = None
+        #: the stream to read after a given one, with its plan (None: none): asked for as
+        #: soon as the one before it is read, so that its first page — a drop folder's
+        #: waits for the whole file — is read while the sync is still sending the last
+        self.then: Callable[[str], tuple[str, ReadPlan] | None] | None = None
+        #: the stream asked for ahead of the run, and its plan
+        self._asked: tuple[str, ReadPlan] | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         #: where streams are asked for, and where their pages come
         self._ask: Connection | None = None
         self._pages: Connection | None = None
 
     def _start(self) -> tuple[Connection, Connection]:
+        """Start the process: a fresh interpreter (``python -m``, never a re-run of the
+        caller's main module, as multiprocessing's spawn would) on this one's import path,
+        given its two pipes' ends, then the spec through the first."""
         if self._process is None:
-            context = multiprocessing.get_context("spawn")
-            requests, ask = context.Pipe(duplex=False)
-            pages, give = context.Pipe(duplex=False)
+            requests, ask = os.pipe()
+            pages, give = os.pipe()
             _widen(give)
-            self._process = context.Process(target=_serve, args=(requests, give, self.spec),
-                                            name=f"shopsync-read-{self.spec.source.name}",
-                                            daemon=True)
-            self._process.start()
-            requests.close()
-            give.close()
-            self._ask, self._pages = ask, pages
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+            try:
+                self._process = subprocess.Popen(
+                    [sys.executable, "-m", __name__, str(requests), str(give)],
+                    pass_fds=(requests, give), env=env, stdin=subprocess.DEVNULL)
+            finally:
+                os.close(requests)
+                os.close(give)
+            self._ask, self._pages = Connection(ask, readable=False), Connection(pages,
+                                                                               writable=False)
+            self._ask.send(self.spec)
         assert self._ask is not None and self._pages is not None
         return self._ask, self._pages
 
     async def pages(self, stream: str, plan: ReadPlan) -> AsyncGenerator[list[Mapped], None]:
         """``stream``'s pages as ``plan`` reads them, mapped in the process."""
+        asked, self._asked = self._asked, None
+        if asked is not None and (asked[0] != stream or asked[1] is not plan):
+            self.stop(wait=False)  # reading another stream than the run wants: a new one
+            asked = None
         ask, pages = self._start()
-        ask.send((stream, plan))
+        if asked is None:
+            ask.send((stream, plan))
         ended = False
         try:
             while True:
@@ -95,6 +109,10 @@ class ReadProcess:
                     yield unpack(value)
                 elif kind == "end":
                     ended = True
+                    following = self.then(stream) if self.then is not None else None
+                    if following is not None:
+                        ask.send(following)
+                        self._asked = following
                     return
                 else:
                     ended = True
@@ -112,13 +130,13 @@ class ReadProcess:
         try:
             if wait:
                 ask.send(None)
-                process.join(STOP_SECONDS)
-        except OSError:
+                process.wait(STOP_SECONDS)
+        except (OSError, subprocess.TimeoutExpired):
             pass
         finally:
-            if process.is_alive():
+            if process.poll() is None:
                 process.kill()
-                process.join(STOP_SECONDS)
+                process.wait(STOP_SECONDS)
             ask.close()
             pages.close()
 
@@ -134,20 +152,26 @@ def _receive(conn: Connection) -> tuple[str, Any]:
     return message
 
 
-def _widen(pipe: Connection) -> None:
+def _widen(pipe: int) -> None:
     """Give the pipe the room an unprivileged process may (``fs.pipe-max-size``, 1 MiB by
     default, against 64 KiB): the process reads that far ahead — a few pages — while the
     sync works, instead of waiting for each page to be taken."""
     try:
         size = int(Path("/proc/sys/fs/pipe-max-size").read_text())
-        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, size)
+        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, size)
     except (OSError, ValueError, AttributeError):
         pass  # not Linux: the pipe's own room
 
 
-def _serve(requests: Connection, conn: Connection, spec: ReadSpec) -> None:
-    """The process: read and map each stream asked for, until asked to end."""
-    asyncio.run(_serve_streams(requests, conn, spec))
+def main() -> None:
+    """The process (``python -m pipelines.engine.read_process REQUESTS PAGES``, the two
+    pipes' descriptors): read and map each stream asked for, until asked to end. Ctrl-C in
+    a terminal reaches it too: it ends with its pipes, when the run ends, not before."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    requests = Connection(int(sys.argv[1]), writable=False)
+    pages = Connection(int(sys.argv[2]), readable=False)
+    spec: ReadSpec = requests.recv()
+    asyncio.run(_serve_streams(requests, pages, spec))
 
 
 async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec) -> None:
@@ -209,3 +233,7 @@ def state_url_for(source: Source, url: str) -> str | None:
     """The state database's URL when the process needs it (the source sets a shop budget,
     shared through it), else None."""
     return url if source.connection.options.get("requests_per_second") else None
+
+
+if __name__ == "__main__":
+    main()

@@ -38,7 +38,7 @@ from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms import platform
 from pipelines.engine.quality.check import prepare
 from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead
-from pipelines.engine.read_process import ReadProcess, ReadSpec, can_start, state_url_for
+from pipelines.engine.read_process import ReadProcess, ReadSpec, state_url_for
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.stages import StageTimer
@@ -193,7 +193,7 @@ class SourceRunner:
                     client, self.source.data_source, create=not dry_run
                 )
                 read_process = None
-                if self.source.tuning.read_process and can_start():
+                if self.source.tuning.read_process:
                     read_process = ReadProcess(ReadSpec(
                         self.source, dict(self.env), id_data_source,
                         state_url_for(self.source, self.state.url)))
@@ -218,6 +218,8 @@ class SourceRunner:
                 ahead = ReadAhead(list(syncs), lambda s: syncs[s].reading(s, window),
                                   READ_AHEAD_CHUNKS * self.source.tuning.chunk_items)
                 stack.push_async_callback(ahead.aclose)
+                if read_process is not None:
+                    read_process.then = ahead.following
                 for stream, sync in syncs.items():
                     reports.append(await sync.run(stream, window=window, dry_run=dry_run,
                                                   ahead=ahead))

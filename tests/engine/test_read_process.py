@@ -6,7 +6,7 @@ shops of this suite run inside the test's process."""
 
 from __future__ import annotations
 
-import multiprocessing
+import os
 from pathlib import Path
 
 import pytest
@@ -27,9 +27,18 @@ def reading_in_a_process(setup: EngineSetup) -> EngineSetup:
     return setup
 
 
-def readers() -> list[str]:
-    return [p.name for p in multiprocessing.active_children()
-            if p.name.startswith("shopsync-read-")]
+def readers() -> list[int]:
+    """This process's children reading a source (Linux ``/proc``)."""
+    found = []
+    for folder in Path("/proc").iterdir():
+        try:
+            parent = int((folder / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (folder / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == os.getpid() and b"pipelines.engine.read_process" in command:
+            found.append(int(folder.name))
+    return found
 
 
 def counts(setup: EngineSetup) -> dict[str, tuple[int, dict[str, dict[str, int]]]]:

@@ -5,7 +5,8 @@ One Python process runs one core at a time, and a sync's reading and mapping are
 half of its CPU: in a second process they run beside the checking, pushing and recording
 of the pages before. The process opens its own connector (with the shop's shared budget,
 when the source sets one) and maps each page with the same ``RecordMapper`` as a run that
-maps in its own process; it is started at the run's first read, reads the run's streams one
+maps in its own process, the next page asked for as one is mapped (``prefetched``); it
+is started at the run's first read, reads the run's streams one
 after another as the run asks for them — the next as soon as one is read (``then``) — and
 is sent away when the run ends. A page travels
 pickled over a pipe (as plain tuples: ``mapped_pages.pack``), and the process works as far
@@ -37,6 +38,7 @@ from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapping_context,
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import Overrides
 from pipelines.engine.plan import ReadPlan
+from pipelines.engine.read_ahead import prefetched
 
 #: seconds a process that was asked to end is given before it is killed
 STOP_SECONDS = 5.0
@@ -193,8 +195,8 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
         while (request := requests.recv()) is not None:
             stream, plan = request
             try:
-                async for records in connector.read(stream, after=plan.after,
-                                                    until=plan.until):
+                async for records in prefetched(connector.read(stream, after=plan.after,
+                                                               until=plan.until)):
                     conn.send(("page", pack(mapper.page(stream, plan, records,
                                                         connector.position))))
             except Exception as exc:  # noqa: BLE001 - raised where the run reads

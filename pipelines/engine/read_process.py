@@ -3,14 +3,14 @@
 
 One Python process runs one core at a time, and a sync's reading and mapping are about
 half of its CPU: in a second process they run beside the checking, pushing and recording
-of the pages before. The process opens its own connector (with the shop's shared budget,
-when the source sets one) and maps each page with the same ``RecordMapper`` as a run that
-maps in its own process, the next page asked for as one is mapped (``prefetched``); it
-is started at the run's first read, reads the run's streams one
-after another as the run asks for them — the next as soon as one is read (``then``) — and
-is sent away when the run ends. A page travels
-pickled over a pipe (as plain tuples: ``mapped_pages.pack``), and the process works as far
-ahead of the sync as the pipe has room (``_widen``): its memory stays a few pages.
+of the pages before. The process (``child.py``) opens its own connector (with the shop's
+shared budget, when the source sets one) and maps each page with the same ``RecordMapper``
+as a run that maps in its own process, the next page asked for as one is mapped
+(``prefetched``). It is started at the run's first read, reads the run's streams one after
+another as the run asks for them — the next as soon as one is read (``then``) — and is sent
+away when the run ends. A page travels pickled over a pipe, as plain tuples
+(``mapped_pages.pack``), and the process works as far ahead of the sync as the pipe has
+room: its memory stays a few pages.
 
 What the connector raises in there is raised here, as it was when it can be pickled (else
 as a ``SourceError`` with its message). A stream the run stops reading before its end (the
@@ -20,28 +20,20 @@ run failed, or stopped) stops the process; the next stream starts another.
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import os
 import pickle
-import signal
-import subprocess
-import sys
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
 from connectors.sources.base import SourceError
+from pipelines.engine.child import Child, pipes
 from pipelines.engine.config import Source
 from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapping_context, pack, unpack
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import Overrides
 from pipelines.engine.plan import ReadPlan
 from pipelines.engine.read_ahead import prefetched
-
-#: seconds a process that was asked to end is given before it is killed
-STOP_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -67,32 +59,13 @@ class ReadProcess:
         self.then: Callable[[str], tuple[str, ReadPlan] | None] | None = None
         #: the stream asked for ahead of the run, and its plan
         self._asked: tuple[str, ReadPlan] | None = None
-        self._process: subprocess.Popen[bytes] | None = None
-        #: where streams are asked for, and where their pages come
-        self._ask: Connection | None = None
-        self._pages: Connection | None = None
+        self._child = Child(__name__)
 
     def _start(self) -> tuple[Connection, Connection]:
-        """Start the process: a fresh interpreter (``python -m``, never a re-run of the
-        caller's main module, as multiprocessing's spawn would) on this one's import path,
-        given its two pipes' ends, then the spec through the first."""
-        if self._process is None:
-            requests, ask = os.pipe()
-            pages, give = os.pipe()
-            _widen(give)
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-            try:
-                self._process = subprocess.Popen(
-                    [sys.executable, "-m", __name__, str(requests), str(give)],
-                    pass_fds=(requests, give), env=env, stdin=subprocess.DEVNULL)
-            finally:
-                os.close(requests)
-                os.close(give)
-            self._ask, self._pages = Connection(ask, readable=False), Connection(pages,
-                                                                               writable=False)
-            self._ask.send(self.spec)
-        assert self._ask is not None and self._pages is not None
-        return self._ask, self._pages
+        if not self._child.started:
+            ask, pages = self._child.start()
+            ask.send(self.spec)
+        return self._child.start()
 
     async def pages(self, stream: str, plan: ReadPlan) -> AsyncGenerator[list[Mapped], None]:
         """``stream``'s pages as ``plan`` reads them, mapped in the process."""
@@ -125,22 +98,7 @@ class ReadProcess:
 
     def stop(self, *, wait: bool = True) -> None:
         """End the process: asked to when it is between streams (``wait``), else killed."""
-        process, ask, pages = self._process, self._ask, self._pages
-        self._process = self._ask = self._pages = None
-        if process is None or ask is None or pages is None:
-            return
-        try:
-            if wait:
-                ask.send(None)
-                process.wait(STOP_SECONDS)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait(STOP_SECONDS)
-            ask.close()
-            pages.close()
+        self._child.stop(wait=wait)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.stop)
@@ -154,24 +112,10 @@ def _receive(conn: Connection) -> tuple[str, Any]:
     return message
 
 
-def _widen(pipe: int) -> None:
-    """Give the pipe the room an unprivileged process may (``fs.pipe-max-size``, 1 MiB by
-    default, against 64 KiB): the process reads that far ahead — a few pages — while the
-    sync works, instead of waiting for each page to be taken."""
-    try:
-        size = int(Path("/proc/sys/fs/pipe-max-size").read_text())
-        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, size)
-    except (OSError, ValueError, AttributeError):
-        pass  # not Linux: the pipe's own room
-
-
 def main() -> None:
-    """The process (``python -m pipelines.engine.read_process REQUESTS PAGES``, the two
-    pipes' descriptors): read and map each stream asked for, until asked to end. Ctrl-C in
-    a terminal reaches it too: it ends with its pipes, when the run ends, not before."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    requests = Connection(int(sys.argv[1]), writable=False)
-    pages = Connection(int(sys.argv[2]), readable=False)
+    """The process (``python -m pipelines.engine.read_process``, ``child.py``): read and
+    map each stream asked for, until asked to end."""
+    requests, pages = pipes()
     spec: ReadSpec = requests.recv()
     asyncio.run(_serve_streams(requests, pages, spec))
 

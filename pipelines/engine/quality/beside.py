@@ -115,11 +115,15 @@ def main() -> None:
     """The process (``python -m pipelines.engine.quality.beside``): plan and judge what it
     is asked, until asked to end."""
     requests, answers = pipes()
-    while (message := requests.recv()) is not None:
-        try:
-            answers.send(("ok", _answer(message)))
-        except Exception as exc:  # noqa: BLE001 - raised in the run, where it asked
-            answers.send(("error", portable(exc, RuntimeError)))
+    try:
+        while (message := requests.recv()) is not None:
+            try:
+                answer = ("ok", _answer(message))
+            except Exception as exc:  # noqa: BLE001 - raised in the run, where it asked
+                answer = ("error", portable(exc, RuntimeError))
+            answers.send(answer)
+    except (EOFError, BrokenPipeError):
+        pass  # the process it served has ended
 
 
 if __name__ == "__main__":

@@ -11,13 +11,12 @@ rate of the same items (``_push_only.py``), with the sync's pushes as a share of
 
 ``--baseline DIR`` runs the same sync first with the engine of another checkout (its
 ``PYTHONPATH``, e.g. ``/work/main``), in a process of its own, and prints the ratio of the
-two: figures of one run, taken at the same load. ``--processes`` reads and maps the streams,
-and judges their quality, in processes of their own (``tuning.read_process`` and
-``quality_process``), in this checkout's run only: with ``--baseline`` of this same
-checkout, the two ways side by side.
+two: figures of one run, taken at the same load. ``--read-process`` reads and maps the
+streams in a process of their own (``tuning.read_process``), in this checkout's run only:
+with ``--baseline`` of this same checkout, the two ways side by side.
 
     python bench/sync.py [--source woocommerce|sql|files] [--orders 100000]
-        [--customers 2000] [--products 500] [--baseline DIR] [--processes]
+        [--customers 2000] [--products 500] [--baseline DIR] [--read-process]
 """
 
 from __future__ import annotations
@@ -52,14 +51,10 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def cpu_seconds(server: Server | int | None) -> float:
-    """User + system CPU seconds of a server process (or a process id) so far (Linux
-    ``/proc``)."""
-    pid = server.process.pid if isinstance(server, Server) else server
-    if pid is None:
-        return 0.0
+def cpu_seconds(server: Server) -> float:
+    """User + system CPU seconds of a server process so far (Linux ``/proc``)."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return float("nan")
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -77,7 +72,7 @@ def children_cpu() -> float:
 
 
 def measure(source: str, orders: int, customers: int, products: int,
-            processes: bool = False) -> dict[str, Any]:
+            read_process: bool = False) -> dict[str, Any]:
     """One full sync and its unchanged rerun, as the figures ``report`` prints."""
     try:
         from pipelines.engine.stages import StageTimer
@@ -90,9 +85,8 @@ def measure(source: str, orders: int, customers: int, products: int,
     ) as (sandbox, shop):
         config = demo_config(sandbox.url, shop.url, f"sqlite:///{Path(tmp) / 'state.db'}",
                              platform_name=source)
-        if processes:
-            tuning = config.sources[0].tuning.model_copy(
-                update={"read_process": True, "quality_process": True})
+        if read_process:
+            tuning = config.sources[0].tuning.model_copy(update={"read_process": True})
             sources = [config.sources[0].model_copy(update={"tuning": tuning})]
             config = config.model_copy(update={"sources": sources})
         state = StateStore(config.state_url or "")
@@ -108,11 +102,6 @@ def measure(source: str, orders: int, customers: int, products: int,
         servers = {name: cpu_seconds(server) - servers[name]
                    for name, server in (("sandbox", sandbox), ("shop", shop))}
         servers["read process"] = children_cpu() - children
-        try:  # kept for the process's later runs: still running
-            from pipelines.engine.quality.beside import suite_process
-            servers["quality process"] = cpu_seconds(suite_process().pid)
-        except ModuleNotFoundError:  # an engine from before it
-            pass
         rss = peak_rss_mib()
         prepared = list(getattr(check, "prepared", []))
         if timer is not None:
@@ -198,20 +187,19 @@ def main() -> None:
     parser.add_argument("--products", type=int, default=500)
     parser.add_argument("--baseline", metavar="DIR",
                         help="a checkout whose engine runs the same sync first, to compare")
-    parser.add_argument("--processes", action="store_true",
-                        help="read and map, and judge quality, in processes of their own"
-                             " (this checkout's run)")
+    parser.add_argument("--read-process", action="store_true",
+                        help="read and map in a process of their own (this checkout's run)")
     parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # for --baseline
     args = parser.parse_args()
     before = baseline(args.baseline, args) if args.baseline else None
     run = measure(args.source, args.orders, args.customers, args.products,
-                  processes=args.processes)
+                  read_process=args.read_process)
     if args.json:
         Path(args.json).write_text(json.dumps(run))
         return
     if before is not None:
         report(before, f"baseline ({args.baseline})")
-    report(run, "this checkout" + (", with processes beside" if args.processes else ""))
+    report(run, "this checkout" + (", reading in a process" if args.read_process else ""))
     if before is not None:
         print(f"  ratio to the baseline: {before['seconds'] / run['seconds']:.2f}x faster,"
               f" syncing thread CPU {run['thread_cpu'] / before['thread_cpu']:.2f}x,"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -37,10 +36,6 @@ class Child:
     @property
     def started(self) -> bool:
         return self._process is not None
-
-    @property
-    def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
 
     def start(self) -> tuple[Connection, Connection]:
         """The pipes of the process, started now if it is not running."""
@@ -98,15 +93,3 @@ def _widen(pipe: int) -> None:
         fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, size)
     except (OSError, ValueError, AttributeError):
         pass  # not Linux: the pipe's own room
-
-
-def portable(exc: Exception, otherwise: type[Exception]) -> Exception:
-    """``exc`` if it survives pickling as itself, else an ``otherwise`` saying the same:
-    what a child raises is raised in the run as it was."""
-    try:
-        back = pickle.loads(pickle.dumps(exc))
-    except Exception:  # noqa: BLE001 - any exception may refuse pickling
-        back = None
-    if type(back) is type(exc) and str(back) == str(exc):
-        return exc
-    return otherwise(str(exc) or type(exc).__name__)

@@ -15,12 +15,9 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from pipelines.engine.gate import QualityCheck
 from pipelines.engine.mappings.base import MappedItem
-from pipelines.engine.quality import HeldTally
 from pipelines.engine.stages import StageTimer, stage
 from pipelines.engine.state import ItemStatus, Outcome
-from pipelines.engine.stream_report import StreamReport
 
 #: key -> (content hash, status): what the ledger holds, or will, of an item
 LedgerStates = dict[str, tuple[str, ItemStatus]]
@@ -29,27 +26,12 @@ LedgerStates = dict[str, tuple[str, ItemStatus]]
 @dataclass
 class Checked:
     """One resource of a chunk, checked: the outcomes of the items held back, and the
-    items to send with their content hashes — once its quality suite's judgement is in
-    (``settle``)."""
+    items to send with their content hashes."""
 
     resource: str
     held: list[Outcome]
     to_send: list[MappedItem]
     hashes: dict[str, str]
-    #: its items before their quality suite, judged meanwhile (None: settled)
-    quality: QualityCheck | None = None
-    #: why items were held back before the suite, for the run's quality report
-    tally: HeldTally | None = None
-
-    async def settle(self, report: StreamReport) -> None:
-        """Take the suite's judgement: the items breaking a blocking rule are held back."""
-        if self.quality is not None:
-            self.to_send = await self.quality.settle(self.hashes, self.held, report,
-                                                     self.tally or HeldTally(self.resource))
-            self.quality = None
-        if self.tally is not None and (held_report := self.tally.report()) is not None:
-            report.quality.setdefault(self.resource, []).append(held_report)
-        self.tally = None
 
     def expected(self) -> LedgerStates:
         """What the ledger will hold of its items once they are sent."""

@@ -4,7 +4,6 @@ A held item is quarantined with its reasons; the rest of its chunk flows on."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from pydantic import BaseModel
@@ -13,10 +12,8 @@ from connectors.marketing.items import validate_item
 from pipelines.engine.diff import content_hash
 from pipelines.engine.limits import item_bounds, ledger_safe
 from pipelines.engine.mappings.base import MappedItem
-from pipelines.engine.quality import Held, HeldTally, QualityReport, check_items
+from pipelines.engine.quality import Held, HeldTally, check_items
 from pipelines.engine.quality import held as holds
-from pipelines.engine.quality.beside import SuiteProcess
-from pipelines.engine.quality.check import Batch, framed, reported
 from pipelines.engine.reasons import why
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import StreamReport
@@ -76,87 +73,53 @@ def problems(model: type[BaseModel], mapped: MappedItem, unwritable: str | None)
     return holds.model_refused(reasons) if reasons else None
 
 
-class QualityCheck:
-    """One resource's items of a chunk before its quality suite. Framed when made; judged
-    then, here, or meanwhile by the suite process (``quality/beside.py``) while the chunk
-    before is delivered; ``settle`` quarantines the items breaking a blocking rule (with the
-    rules' names as reasons) and returns the others. An item the suite cannot run on is held
-    back too, and counted in the tally."""
-
-    def __init__(self, resource: str, items: list[MappedItem], known_products: Known,
-                 suites: SuiteProcess | None = None) -> None:
-        self.resource = resource
-        self.items = items
-        self._known = known_products(items) if items else None
-        self._report: QualityReport | None = None
-        self._failed = False
-        self._batch: Batch | None = None
-        self._judging: asyncio.Future[dict[str, tuple[list[str], str | None]]] | None = None
-        if not items:
-            return
-        pairs = [(m.key, m.item) for m in items]
-        try:
-            if suites is None:
-                self._report = check_items(resource, pairs, known=self._known,
-                                           after_models=True)
-                return
-            batch = framed(resource, pairs, suites.described(resource), self._known)
-            if batch is None:  # no suite for it
-                self._report = QualityReport(resource, len(items), {}, {}, [], 0.0)
-            elif not batch.runnable:
-                self._report = reported(batch, {})
-            else:
-                self._batch = batch
-                self._judging = asyncio.ensure_future(asyncio.to_thread(suites.judge, batch))
-        except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
-            self._failed = True
-
-    async def settle(self, hashes: dict[str, str], outcomes: list[Outcome],
-                     report: StreamReport, tally: HeldTally) -> list[MappedItem]:
-        """The items that go on; those held back join ``outcomes``."""
-        if not self.items:
-            return self.items
-        if self._judging is not None and self._batch is not None:
+def check_quality(
+    resource: str,
+    items: list[MappedItem],
+    hashes: dict[str, str],
+    outcomes: list[Outcome],
+    report: StreamReport,
+    tally: HeldTally,
+    known_products: Known,
+) -> list[MappedItem]:
+    """Run the resource's quality suite; quarantine the items breaking a blocking rule
+    (with the rules' names as reasons) and return the others. An item the suite cannot
+    run on is held back too, and counted in ``tally``."""
+    if not items:
+        return items
+    known = known_products(items)
+    failures: dict[str, list[str]] = {}
+    try:
+        quality = check_items(resource, [(m.key, m.item) for m in items],
+                              known=known, after_models=True)
+        report.quality.setdefault(resource, []).append(quality)
+        failures = {key: quality.reasons(key) for key in quality.failures}
+    except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
+        for mapped in items:
             try:
-                self._report = reported(self._batch, await self._judging)
-            except Exception:  # noqa: BLE001 - as if it had failed here
-                self._failed = True
-        failures: dict[str, list[str]] = {}
-        if self._report is not None and not self._failed:
-            report.quality.setdefault(self.resource, []).append(self._report)
-            failures = {key: self._report.reasons(key) for key in self._report.failures}
-        else:
-            failures = self._one_by_one(report, tally)
-        if not failures:
-            return self.items
-        kept = []
-        for mapped in self.items:
-            if mapped.key in failures:
-                report.add(self.resource, "quarantined")
-                outcomes.append(Outcome(mapped.key, hashes[mapped.key], ItemStatus.QUARANTINED,
-                                        mapped.source_record_id, failures[mapped.key],
-                                        mapped.item, mapped.changed_at))
-            else:
-                kept.append(mapped)
-        return kept
-
-    def _one_by_one(self, report: StreamReport, tally: HeldTally) -> dict[str, list[str]]:
-        """The suite could not judge the batch: each item alone, here, to find the odd one."""
-        failures: dict[str, list[str]] = {}
-        for mapped in self.items:
-            try:
-                single = check_items(self.resource, [(mapped.key, mapped.item)],
-                                     known=self._known, after_models=True)
+                single = check_items(resource, [(mapped.key, mapped.item)], known=known,
+                                     after_models=True)
             except Exception as exc:  # noqa: BLE001
                 crashed = holds.suite_crashed(f"quality: the checks cannot run on this"
                                               f" item: {why(exc)}")
                 tally.add(mapped.key, crashed)
                 failures[mapped.key] = crashed.reasons
                 continue
-            report.quality.setdefault(self.resource, []).append(single)
+            report.quality.setdefault(resource, []).append(single)
             if mapped.key in single.failures:
                 failures[mapped.key] = single.reasons(mapped.key)
-        return failures
+    if not failures:
+        return items
+    kept = []
+    for mapped in items:
+        if mapped.key in failures:
+            report.add(resource, "quarantined")
+            outcomes.append(Outcome(mapped.key, hashes[mapped.key], ItemStatus.QUARANTINED,
+                                    mapped.source_record_id, failures[mapped.key],
+                                    mapped.item, mapped.changed_at))
+        else:
+            kept.append(mapped)
+    return kept
 
 
 class KnownProducts:

@@ -20,13 +20,14 @@ run failed, or stopped) stops the process; the next stream starts another.
 from __future__ import annotations
 
 import asyncio
+import pickle
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
 from connectors.sources.base import SourceError
-from pipelines.engine.child import Child, pipes, portable
+from pipelines.engine.child import Child, pipes
 from pipelines.engine.config import Source
 from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapping_context, pack, unpack
 from pipelines.engine.mappings import mapping_for
@@ -143,7 +144,7 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
                     conn.send(("page", pack(mapper.page(stream, plan, records,
                                                         connector.position))))
             except Exception as exc:  # noqa: BLE001 - raised where the run reads
-                conn.send(("error", portable(exc, SourceError)))
+                conn.send(("error", _portable(exc)))
                 continue
             conn.send(("end", None))
     except (EOFError, BrokenPipeError):
@@ -158,9 +159,20 @@ async def _fail_all(requests: Connection, conn: Connection, exc: Exception) -> N
     """Every stream asked for fails with ``exc`` (the connector could not be opened)."""
     try:
         while requests.recv() is not None:
-            conn.send(("error", portable(exc, SourceError)))
+            conn.send(("error", _portable(exc)))
     except (EOFError, BrokenPipeError):
         pass
+
+
+def _portable(exc: Exception) -> Exception:
+    """``exc`` if it survives pickling as itself, else a ``SourceError`` saying the same."""
+    try:
+        back = pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - any exception may refuse pickling
+        back = None
+    if type(back) is type(exc) and str(back) == str(exc):
+        return exc
+    return SourceError(str(exc) or type(exc).__name__)
 
 
 def state_url_for(source: Source, url: str) -> str | None:

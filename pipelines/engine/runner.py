@@ -36,7 +36,6 @@ from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms import platform
-from pipelines.engine.quality.beside import suite_process
 from pipelines.engine.quality.check import prepare
 from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead
 from pipelines.engine.read_process import ReadProcess, ReadSpec, state_url_for
@@ -177,10 +176,8 @@ class SourceRunner:
         # GX imports, in a thread, once a stream has items to check (every step's suites at
         # the first step of a run), while the run reads on: a run that finds nothing changed
         # never pays for it
-        suites = suite_process() if self.source.tuning.quality_process else None
         prepare_quality = functools.cache(
-            lambda: (prepare if suites is None else suites.prepare)(
-                [r for rs in self.plan().values() for r in rs]))
+            lambda: prepare([r for rs in self.plan().values() for r in rs]))
         async with AsyncExitStack() as stack:
             stack.enter_context(paced_for_sync())
             if not dry_run:  # a dry run writes nothing: no lease; entered first, released last
@@ -216,7 +213,6 @@ class SourceRunner:
                     stages=self.stages,
                     prepare_quality=prepare_quality,
                     read_process=read_process,
-                    suites=suites,
                 ) for stream, resources in plan.items()}
                 # what a stream waiting for its quality suite reads ahead: itself, the next
                 ahead = ReadAhead(list(syncs), lambda s: syncs[s].reading(s, window),

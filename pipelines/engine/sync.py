@@ -29,7 +29,7 @@ from pipelines.engine.deletions import delete_records, stale_records
 from pipelines.engine.delivery import Checked, InFlight
 from pipelines.engine.gate import (
     KnownProducts,
-    QualityCheck,
+    check_quality,
     hash_of,
     problems,
     unchanged_left_out,
@@ -40,7 +40,6 @@ from pipelines.engine.mappings.base import MappedItem, Overrides, PlatformMappin
 from pipelines.engine.plan import ReadPlan, Window, plan_read
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally
-from pipelines.engine.quality.beside import SuiteProcess
 from pipelines.engine.quality.check import plan_suite, suite_pending
 from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead, Reading
 from pipelines.engine.read_process import ReadProcess
@@ -70,7 +69,6 @@ class StreamSync:
         stages: StageTimer | None = None,
         prepare_quality: Callable[[], object] | None = None,
         read_process: ReadProcess | None = None,
-        suites: SuiteProcess | None = None,
     ) -> None:
         self.source = source
         self.connector = connector
@@ -91,8 +89,6 @@ class StreamSync:
         self.prepare_quality = prepare_quality
         #: where the stream's pages are read and mapped when not in this process
         self.read_process = read_process
-        #: where the quality suites are judged when not in this process
-        self.suites = suites
         self._probe: VisibilityProbe | None = None
         #: the run's read-ahead and the stream being synced (``run``)
         self._ahead: ReadAhead | None = None
@@ -230,14 +226,6 @@ class StreamSync:
                                      report, dry_run, force=plan.resends_everything)
                    for resource in self._resources_in_order(stream, chunk)]
         await self._in_flight.done()
-        for resource in checked:
-            with stage(self.stages, "quality"):
-                await resource.settle(report)
-            if dry_run:
-                report.add(resource.resource, "pushed", len(resource.to_send))
-                samples = report.samples.setdefault(resource.resource, [])
-                samples.extend(m.item for m in resource.to_send[
-                    : SAMPLES_PER_RESOURCE - len(samples)])
         if dry_run:
             if self.progress is not None:
                 self.progress(report)
@@ -311,20 +299,25 @@ class StreamSync:
         if to_send:
             await self._await_suite(resource)
         with stage(self.stages, "quality"):
-            quality = QualityCheck(resource, to_send, self._known_products, self.suites)
-        return Checked(resource, held, to_send, hashes, quality, tally)
+            to_send = check_quality(resource, to_send, hashes, held, report, tally,
+                                    self._known_products)
+        if (held_report := tally.report()) is not None:
+            report.quality.setdefault(resource, []).append(held_report)
+        if dry_run:
+            report.add(resource, "pushed", len(to_send))
+            samples = report.samples.setdefault(resource, [])
+            samples.extend(m.item for m in to_send[: SAMPLES_PER_RESOURCE - len(samples)])
+        return Checked(resource, held, to_send, hashes)
 
     async def _await_suite(self, resource: str) -> None:
         """Until the quality suite of ``resource`` is planned (the great-expectations
         import, at a process's first run), read ahead rather than stall."""
-        suites = self.suites
-        while suites.pending(resource) if suites is not None else suite_pending(resource):
+        while suite_pending(resource):
             with stage(self.stages, "read"):
                 read = self._ahead is not None and await self._ahead.step(self._stream)
             if not read:  # nothing left to read ahead: wait for the plan, off the loop
                 with stage(self.stages, "gx wait"):
-                    await asyncio.to_thread(plan_suite if suites is None else suites.described,
-                                            resource)
+                    await asyncio.to_thread(plan_suite, resource)
 
     async def _send(self, resource: str, to_send: list[MappedItem], hashes: dict[str, str],
                     report: StreamReport) -> list[Outcome]:

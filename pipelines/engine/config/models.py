@@ -136,9 +136,6 @@ class Tuning(_Model):
     #: read and map the streams in a process of their own, beside the sync: a second core
     #: for a large sync, at the cost of starting a Python process (about a second) per run
     read_process: bool = False
-    #: judge the quality suites (great-expectations) in a process of their own, kept for
-    #: the process's later runs: off the sync's critical path and out of its memory
-    quality_process: bool = False
 
     @model_validator(mode="after")
     def _concurrency_order(self) -> Tuning:

@@ -27,7 +27,7 @@ import importlib
 import threading
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from pipelines.engine.quality.frame import item_frame
@@ -150,8 +150,7 @@ def _build(resource: str, after_models: bool) -> _Compiled | None:
         return None
     rules = {r.name: r for r in suite.active(after_models)}
     name = f"{resource}.{'after_models' if after_models else 'all'}"
-    plan = Plan(name, {r.name: r.expectation for r in rules.values()
-                       if r.expectation is not None})  # a suite built here has them all
+    plan = Plan(name, {r.name: r.expectation for r in rules.values()})
     columns = frozenset(c for r in rules.values() for c in r.columns)
     return _Compiled(suite, columns, plan, rules)
 
@@ -175,61 +174,6 @@ def _validate(compiled: _Compiled, df: pd.DataFrame, names: Collection[str]
             for name, finding in found.items()]
 
 
-@dataclass(frozen=True)
-class Described:
-    """What a suite's judgements are reported against, without GX: the suite (its rules'
-    names, blocking, descriptions) and the frame columns its active rules read."""
-
-    suite: Suite
-    rules: dict[str, Rule]
-    columns: frozenset[str]
-
-
-def describe(resource: str, after_models: bool = True) -> Described | None:
-    """The suite of ``resource`` as a judge elsewhere (``beside.py``) tells it: its rules
-    without their GX expectations, which stay where they run."""
-    compiled = _compile(resource, after_models)
-    if compiled is None:
-        return None
-    plain = tuple(replace(r, expectation=None) for r in compiled.suite.rules)
-    rules = {r.name: r for r in plain if r.name in compiled.rules}
-    return Described(replace(compiled.suite, rules=plain), rules, compiled.columns)
-
-
-def judged_here(resource: str, frame: pd.DataFrame, names: Collection[str]
-                ) -> dict[str, tuple[list[str], str | None]]:
-    """Rule name -> (keys of the items breaking it, error) for the engine's suite of
-    ``resource`` run on ``frame``, in this process."""
-    compiled = _compile(resource, True)
-    assert compiled is not None
-    return {rule.name: (keys, error) for rule, keys, error in _validate(compiled, frame, names)}
-
-
-@dataclass
-class Batch:
-    """A batch of items framed for its suite, to judge (``judged_here`` or elsewhere)."""
-
-    resource: str
-    rows: int
-    described: Described
-    frame: pd.DataFrame
-    #: the rules it can run (those needing a ``known`` set it was not given are skipped)
-    runnable: list[str]
-    started: float
-
-
-def framed(resource: str, items: Sequence[tuple[str, Mapping[str, Any]]],
-           described: Described | None, known: Mapping[str, set[str]] | None) -> Batch | None:
-    """``items`` as the frame their suite reads (None: no suite, or no items)."""
-    started = time.perf_counter()
-    if described is None or not items:
-        return None
-    runnable = [name for name, rule in described.rules.items()
-                if rule.needs is None or (known is not None and rule.needs in known)]
-    frame = item_frame(described.suite, items, known, described.columns)
-    return Batch(resource, len(items), described, frame, runnable, started)
-
-
 def check_items(
     resource: str,
     items: Sequence[tuple[str, Mapping[str, Any]]],
@@ -248,24 +192,16 @@ def check_items(
     compiled = _compile(resource, after_models) if items else None
     if compiled is None:
         return QualityReport(resource, len(items), {}, {}, [], time.perf_counter() - started)
-    batch = framed(resource, items, Described(compiled.suite, compiled.rules, compiled.columns),
-                   known)
-    assert batch is not None
-    batch.started = started
+    runnable = [name for name, rule in compiled.rules.items()
+                if rule.needs is None or (known is not None and rule.needs in known)]
     outcomes = {rule.name: (keys, error) for rule, keys, error in _validate(
-        compiled, batch.frame, batch.runnable)} if batch.runnable else {}
-    return reported(batch, outcomes)
-
-
-def reported(batch: Batch, outcomes: Mapping[str, tuple[list[str], str | None]]
-             ) -> QualityReport:
-    """The report of ``batch`` from its rules' ``outcomes`` (rule name -> (keys, error))."""
-    described = batch.described
+        compiled, item_frame(compiled.suite, items, known, compiled.columns), runnable)
+    } if runnable else {}
     failures: dict[str, list[str]] = {}
     warnings: dict[str, int] = {}
     results: list[dict[str, Any]] = []
-    for rule in described.suite.rules:  # in suite order, skipped ones too
-        if rule.name not in described.rules:
+    for rule in compiled.suite.rules:  # in suite order, skipped ones too
+        if rule.name not in compiled.rules:
             results.append(_result(rule, keys=[], skipped="guaranteed by the item models"))
             continue
         if rule.name not in outcomes:
@@ -278,8 +214,8 @@ def reported(batch: Batch, outcomes: Mapping[str, tuple[list[str], str | None]]
         elif keys:
             warnings[rule.name] = len(keys)
         results.append(_result(rule, keys=keys, error=error))
-    return QualityReport(batch.resource, batch.rows, failures, warnings, results,
-                         time.perf_counter() - batch.started)
+    return QualityReport(resource, len(items), failures, warnings, results,
+                         time.perf_counter() - started)
 
 
 def _result(rule: Rule, *, keys: list[str], error: str | None = None,

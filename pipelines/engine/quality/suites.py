@@ -129,8 +129,7 @@ class Rule:
     """One expectation of a suite; ``name`` is its type and columns, as reasons show it."""
 
     name: str
-    #: None where the suite is only described, judged in another process (``beside.py``)
-    expectation: Expectation | None
+    expectation: Expectation
     blocking: bool
     description: str
     #: the ``known`` reference set the rule needs; without it the rule is reported skipped

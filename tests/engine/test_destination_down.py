@@ -62,7 +62,8 @@ def destination(start, tmp_path) -> Callable[[], RunningSandbox]:
     return lambda: start("--data", data, "--visibility-delay", "0", own_process=True)
 
 
-def config_for(destination: RunningSandbox, shop: RunningFakeShop) -> Config:
+def config_for(destination: RunningSandbox, shop: RunningFakeShop,
+               read_process: bool = False) -> Config:
     return parse_config({
         "destination": {"base_url": destination.base_url, "api_key_env": "T_API_KEY",
                         "down_after_seconds": DOWN_AFTER},
@@ -70,7 +71,8 @@ def config_for(destination: RunningSandbox, shop: RunningFakeShop) -> Config:
                      "connection": {"url": shop.root, "key_env": "T_WC_KEY",
                                     "secret_env": "T_WC_SECRET"},
                      "data_source": {"label": "outage test"},
-                     "tuning": {"chunk_items": CHUNK, "page_size": CHUNK}}],
+                     "tuning": {"chunk_items": CHUNK, "page_size": CHUNK,
+                                "read_process": read_process}}],
     })
 
 
@@ -85,8 +87,9 @@ def expected(shop: RunningFakeShop, stream: str) -> dict[str, dict[str, dict[str
                         MappingContext(shop.root, "en", "EUR", None))
 
 
+@pytest.mark.parametrize("read_process", [False, True], ids=["in_process", "read_process"])
 def test_a_destination_killed_mid_sync_stops_it_and_a_rerun_completes_the_destination(
-    destination, shop, tmp_path
+    destination, shop, tmp_path, read_process
 ):
     first = destination()
     state = StateStore(f"sqlite:///{tmp_path / 'state.db'}")
@@ -99,7 +102,7 @@ def test_a_destination_killed_mid_sync_stops_it_and_a_rerun_completes_the_destin
             first.process.wait()
             killed.append(time.monotonic())
 
-    runner = runner_for(config_for(first, shop), state, shop)
+    runner = runner_for(config_for(first, shop, read_process), state, shop)
     with pytest.raises(SyncStopped) as caught:
         asyncio.run(runner.run(progress=kill_after_the_first_orders))
     stopped_after = time.monotonic() - killed[0]
@@ -129,7 +132,7 @@ def test_a_destination_killed_mid_sync_stops_it_and_a_rerun_completes_the_destin
         "/orders", params={"limit": 1000}).json()["data"]}
     assert accepted and accepted <= held, "what the ledger holds as accepted survived"
 
-    reports = asyncio.run(runner_for(config_for(again, shop), state, shop).run())
+    reports = asyncio.run(runner_for(config_for(again, shop, read_process), state, shop).run())
 
     assert sum(r.total("failed") for r in reports) == 0
     api = again.client()

@@ -1,22 +1,21 @@
 """Reading and mapping in a process of its own (``tuning.read_process``): a run that does
-sends, quarantines, records and reports what a run reading in its own process does, raises
-what the source raises, and leaves no process behind. The sources read with no HTTP (a
-database, a drop folder) are what a second process can open on its own here; the fake HTTP
-shops of this suite run inside the test's process."""
+sends, quarantines, records and reports what a run reading in its own process does, on every
+platform (the fake shops listen on ports of their own, which the process reads over HTTP),
+raises what the source raises, and leaves no process behind. A destination that dies
+mid-sync: ``test_destination_down.py``."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.engine.drivers.base import ROUTES, Driver
-from tests.engine.drivers.files import Files
 from tests.engine.drivers.sql import Sql
 from tests.engine.support import EngineSetup, MakeSetup, assert_stored_as_mapped
-
-DRIVERS = [Files(), Sql()]
+from tests.engine.test_sync_every_platform import DRIVERS
 
 
 def reading_in_a_process(setup: EngineSetup) -> EngineSetup:
@@ -45,13 +44,24 @@ def counts(setup: EngineSetup) -> dict[str, tuple[int, dict[str, dict[str, int]]
     return {r.stream: (r.records, r.counts) for r in setup.run()}
 
 
-@pytest.mark.parametrize("driver", DRIVERS, ids=lambda d: d.platform)
-def test_a_sync_reading_in_a_process_does_what_one_reading_in_its_own_does(
-    driver: Driver, engine_setup: MakeSetup, tmp_path: Path
-) -> None:
+@pytest.fixture
+def two_setups(driver: Driver, engine_setup: MakeSetup, tmp_path: Path
+               ) -> Iterator[tuple[EngineSetup, EngineSetup]]:
+    """Two fresh fakes of ``driver``'s platform: one read in the run's process, one in a
+    process of its own."""
     (tmp_path / "inline").mkdir(), (tmp_path / "apart").mkdir()
     inline = driver.start(engine_setup, tmp_path / "inline")
     apart = reading_in_a_process(driver.start(engine_setup, tmp_path / "apart"))
+    yield inline, apart
+    driver.stop(inline)
+    driver.stop(apart)
+
+
+@pytest.mark.parametrize("driver", DRIVERS, ids=lambda d: d.platform)
+def test_a_sync_reading_in_a_process_does_what_one_reading_in_its_own_does(
+    driver: Driver, two_setups: tuple[EngineSetup, EngineSetup]
+) -> None:
+    inline, apart = two_setups
 
     assert counts(apart) == counts(inline)
     for resource, stream in driver.compared.items():

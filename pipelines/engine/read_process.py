@@ -126,11 +126,14 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
     from pipelines.engine.state import StateStore
 
     source = spec.source
-    state = StateStore(spec.state_url) if spec.state_url is not None else None
+    state = None
     try:
+        state = StateStore(spec.state_url) if spec.state_url is not None else None
         connector = platform(source.platform).open_connector(
             source, spec.env, pacer=shop_pacer(state, source) if state is not None else None)
     except Exception as exc:  # noqa: BLE001 - said where the run reads
+        if state is not None:
+            state.close()
         await _fail_all(requests, conn, exc)
         return
     mapper = RecordMapper(mapping_for(source.platform), Overrides(source.mapping),

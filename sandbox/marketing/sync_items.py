@@ -28,9 +28,15 @@ STORED_FIELDS: dict[str, set[str]] = {
 }
 
 
+#: the fields of a stored item's key, per resource
+KEY_FIELDS: dict[str, tuple[str, ...]] = {
+    name: ("data_source_id", *resource.key_fields) for name, resource in SYNC_RESOURCES.items()
+}
+
+
 def item_key(resource: SyncResource, doc: Doc) -> str:
     """Where an item lives: its id within its data source (and language, when scoped)."""
-    return "|".join(str(doc[f]) for f in ("data_source_id", *resource.key_fields))
+    return "|".join([str(doc[f]) for f in KEY_FIELDS[resource.name]])
 
 
 def typed_parent(resource: SyncResource, parent_field: str, parent: str) -> Any:

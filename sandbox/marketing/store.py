@@ -40,9 +40,24 @@ def applier(kind: str) -> Callable[[Applier], Applier]:
     return register
 
 
+#: the whole second ``now_iso`` last wrote, and its text up to the milliseconds (one tuple:
+#: sandboxes served in threads of one process swap it whole)
+_second: tuple[int, str] = (-1, "")
+
+
 def now_iso() -> str:
-    """The current UTC time as the API writes it (ISO 8601, milliseconds, ``Z``)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The current UTC time as the API writes it (ISO 8601, milliseconds, ``Z``), the same
+    text as ``datetime.now(UTC).isoformat(timespec="milliseconds")`` with ``Z`` for
+    ``+00:00``, its second written once: a third of the cost (it is paid for every item
+    applied)."""
+    global _second
+    now = time.time()
+    whole = int(now)
+    second = _second
+    if second[0] != whole:
+        written = datetime.fromtimestamp(whole, UTC).isoformat()  # …T10:30:00+00:00
+        second = _second = (whole, written[:19] + ".")
+    return f"{second[1]}{int((now - whole) * 1000):03d}Z"
 
 
 class Collection:
@@ -64,11 +79,12 @@ class Collection:
         return self.docs.get(key)
 
     def put(self, key: str, doc: Doc) -> None:
-        old = self.docs.get(key)
+        if self._indexes:
+            old = self.docs.get(key)
+            for field, index in self._indexes.items():
+                self._unindex(index, field, key, old)
+                index.setdefault(str(doc.get(field)), {})[key] = None
         self._place(key, doc)
-        for field, index in self._indexes.items():
-            self._unindex(index, field, key, old)
-            index.setdefault(str(doc.get(field)), {})[key] = None
         self._shop.persistence.put(self._shop.ident, self.name, key, doc)
 
     def delete(self, key: str) -> bool:

@@ -9,103 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from enum import Enum
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import (
-    ValidationError,
-)
 
 from sandbox.marketing.answers import BulkResult, page, single
 from sandbox.marketing.bulk import accept_batch, bulk_envelope, read_batch
 from sandbox.marketing.contacts import derive_contact, forget_contact
-from sandbox.marketing.errors import ApiError, describe_validation_error, not_found
+from sandbox.marketing.errors import ApiError, not_found
 from sandbox.marketing.http import integer, json_object, listed, ok, query, shop, store_of
 from sandbox.marketing.limits import MAX_DELETE_IDS
 from sandbox.marketing.listing import list_envelope
 from sandbox.marketing.listing_openapi import listing_query
 from sandbox.marketing.listing_parse import ListQuery, parse_list_query
 from sandbox.marketing.openapi import documented
-from sandbox.marketing.routes.data_sources import data_sources, default_data_source_id
 from sandbox.marketing.spec.examples import example_item
 from sandbox.marketing.spec.query import Operator, OrderBy
 from sandbox.marketing.spec.resources import SYNC_RESOURCES, SyncResource
 from sandbox.marketing.store import Doc, Shop, applier, now_iso
 from sandbox.marketing.sync_docs import ROWS, SCOPE, delete_body, parent_parameter, write_body
+from sandbox.marketing.sync_items import ItemCheck, Mode, typed_parent
 from sandbox.marketing.views import reader, selectable_fields
 
 router = APIRouter()
 
-Mode = Literal["save", "update"]
 #: a route handler (FastAPI reads its parameters from its signature)
 Endpoint = Callable[..., Awaitable[Any]]
 BY_CREATION = [OrderBy(field="id", type="asc")]
-
-
-def item_key(resource: SyncResource, doc: Doc) -> str:
-    """Where an item lives: its id within its data source (and language, when scoped)."""
-    return "|".join(str(doc[f]) for f in ("data_source_id", *resource.key_fields))
-
-
-def _check_item(
-    shop: Shop,
-    resource: SyncResource,
-    raw: Any,
-    *,
-    mode: Mode,
-    parent: str | None,
-    known: Callable[[str], bool],
-) -> tuple[Doc | None, list[str]]:
-    """Validate one item; return the document to store, or the reasons it is rejected."""
-    if not isinstance(raw, dict):
-        return None, ["item: must be a JSON object"]
-    errors: list[str] = []
-    try:
-        model = resource.model.model_validate(raw)
-    except ValidationError as exc:
-        errors.extend(describe_validation_error(exc))
-        model = None
-    ds = raw.get("id_data_source")
-    if ds is None:
-        ds = default_data_source_id(shop)
-    elif str(ds) not in data_sources(shop):
-        errors.append(f"id_data_source: data source {ds} does not exist in this shop")
-    parent_field = resource.parent_field
-    if parent_field:
-        given = raw.get(parent_field)
-        if parent is not None and given is not None and str(given) != parent:
-            errors.append(f"{parent_field}: is {given!r} but the route is for {parent!r}")
-        if parent is None and given is None:
-            errors.append(f"{parent_field}: is required on {resource.bulk_route}")
-    if errors or model is None:
-        return None, errors
-    fields = resource.model.model_fields.keys() - {"id_data_source"}
-    doc = {k: raw[k] for k in fields if k in raw}
-    if parent_field and parent is not None:
-        doc[parent_field] = model.__dict__[parent_field] or _typed(resource, parent_field, parent)
-    doc["data_source_id"] = ds
-    doc["shop_id"] = shop.shop_id
-    if mode == "update" and not known(item_key(resource, doc)):
-        return None, [
-            (f"{resource.id_field}: no item with {resource.id_field} {doc[resource.id_field]!r}"
-             " exists to update (use POST to create it)")
-        ]
-    return doc, []
-
-
-def _typed(resource: SyncResource, parent_field: str, parent: str) -> Any:
-    """The route's parent id as the item model types its parent field (an int or a str)."""
-    annotation = resource.model.model_fields[parent_field].annotation
-    if annotation is not None and "int" in str(annotation):
-        return integer(parent, f"{parent_field} (in the path)", low=0)
-    return parent
 
 
 def _parent(resource: SyncResource, parent_id: str) -> str:
     """The parent id of a nested route, checked (a 400 when the parent field is a number and
     the path holds something else) and spelt as stored items compare it."""
     assert resource.parent_field is not None
-    return str(_typed(resource, resource.parent_field, parent_id))
+    return str(typed_parent(resource, resource.parent_field, parent_id))
 
 
 async def bulk_write(
@@ -124,14 +61,7 @@ async def bulk_write(
     def known(key: str) -> bool:
         return key in collection or key in pending_keys
 
-    def check(index: int, raw: Any) -> tuple[Doc | None, list[str]]:
-        doc, errors = _check_item(shop, resource, raw, mode=mode, parent=parent, known=known)
-        if doc is None:
-            return None, errors
-        op = {"kind": "sync.save", "resource": resource.name, "key": item_key(resource, doc),
-              "doc": doc}
-        return op, []
-
+    check = ItemCheck(shop, resource, mode=mode, parent=parent, known=known)
     return accept_batch(request, shop, resource.name, batch, check)
 
 

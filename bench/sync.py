@@ -102,8 +102,6 @@ def measure(source: str, orders: int, customers: int, products: int,
         servers = {name: cpu_seconds(server) - servers[name]
                    for name, server in (("sandbox", sandbox), ("shop", shop))}
         servers["read process"] = children_cpu() - children
-        # the largest process this one waited for: the read process, joined when the run ends
-        child_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         rss = peak_rss_mib()
         prepared = list(getattr(check, "prepared", []))
         if timer is not None:
@@ -118,7 +116,7 @@ def measure(source: str, orders: int, customers: int, products: int,
         "streams": [(r.stream, r.records, r.seconds, r.total("pushed"), r.total("accepted"),
                      r.total("quarantined")) for r in first],
         "seconds": seconds, "cpu": cpu, "thread_cpu": thread_cpu, "servers": servers,
-        "rss": rss, "child_rss": child_rss, "prepared": prepared[0] if prepared else None, "stages": timer.seconds() if timer is not None else None,
+        "rss": rss, "prepared": prepared[0] if prepared else None, "stages": timer.seconds() if timer is not None else None,
         "rerun": (second_seconds, sum(r.records for r in second),
                   sum(r.total("pushed") for r in second)),
         "push_only": push,
@@ -138,9 +136,7 @@ def report(run: dict[str, Any], name: str) -> None:
         print(f"  {stream:<14}{n:>10}{secs:>10.1f}{n / secs if secs else 0:>12.0f}{pushed:>10}"
               f"{accepted:>10}{quarantined:>13}")
     print(f"  total: {records} records in {seconds:.1f}s = {records / seconds:.0f} records/s;"
-          f" peak RSS of the syncing process {run['rss']:.0f} MiB"
-          + (f", of its read process {run['child_rss']:.0f} MiB"
-             if run.get("servers", {}).get("read process") else ""))
+          f" peak RSS of the syncing process {run['rss']:.0f} MiB")
     servers = ", ".join(f"{k} {v:.1f}" for k, v in run["servers"].items())
     print(f"  CPU seconds: syncing process {run['cpu']:.1f} (its syncing thread"
           f" {run['thread_cpu']:.1f}, other threads {run['cpu'] - run['thread_cpu']:.1f}),"

@@ -62,10 +62,12 @@ class ReadProcess:
         self._child = Child(__name__)
 
     def _start(self) -> tuple[Connection, Connection]:
-        if not self._child.started:
-            ask, pages = self._child.start()
+        """The process's pipes; a process started now is first given the spec."""
+        fresh = not self._child.started
+        ask, pages = self._child.start()
+        if fresh:
             ask.send(self.spec)
-        return self._child.start()
+        return ask, pages
 
     async def pages(self, stream: str, plan: ReadPlan) -> AsyncGenerator[list[Mapped], None]:
         """``stream``'s pages as ``plan`` reads them, mapped in the process."""

@@ -83,7 +83,8 @@ class RecordMapper:
 
 
 #: a page of ``Mapped`` as plain tuples — (change time, record id, items as (resource, key,
-#: item) or None) — which pickle in a fifth of the time the objects take to unpickle
+#: item) or None): pickled and unpickled in a quarter of the objects' time (8.5 against
+#: 35 µs an order)
 Packed = list[tuple[datetime, str, list[tuple[str, str, Item]] | None]]
 
 

@@ -180,11 +180,5 @@ def _portable(exc: Exception) -> Exception:
     return SourceError(str(exc) or type(exc).__name__)
 
 
-def state_url_for(source: Source, url: str) -> str | None:
-    """The state database's URL when the process needs it (the source sets a shop budget,
-    shared through it), else None."""
-    return url if source.connection.options.get("requests_per_second") else None
-
-
 if __name__ == "__main__":
     main()

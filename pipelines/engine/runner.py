@@ -38,7 +38,7 @@ from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms import platform
 from pipelines.engine.quality.check import prepare
 from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead
-from pipelines.engine.read_process import ReadProcess, ReadSpec, state_url_for
+from pipelines.engine.read_process import ReadProcess, ReadSpec
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
 from pipelines.engine.stages import StageTimer
@@ -194,9 +194,11 @@ class SourceRunner:
                 )
                 read_process = None
                 if self.source.tuning.read_process:
+                    # the state database goes along when the shop's budget is shared there
+                    budget = shop_pacer(self.state, self.source)
                     read_process = ReadProcess(ReadSpec(
                         self.source, dict(self.env), id_data_source,
-                        state_url_for(self.source, self.state.url)))
+                        self.state.url if budget is not None else None))
                     stack.push_async_callback(read_process.aclose)
                 syncs = {stream: StreamSync(
                     source=self.source,

@@ -11,9 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from tests.engine.drivers.base import ROUTES, Driver
 from tests.engine.drivers.sql import Sql
+from tests.engine.drivers.woocommerce import make_setup as woo_setup
+from tests.engine.drivers.woocommerce import start_shop
 from tests.engine.support import EngineSetup, MakeSetup, assert_stored_as_mapped
 from tests.engine.test_sync_every_platform import DRIVERS
 
@@ -92,4 +95,25 @@ def test_what_the_source_raises_in_the_process_the_run_raises(
         raised.append((type(caught.value), str(caught.value)))
 
     assert raised[1] == raised[0]
+    assert readers() == []
+
+
+def test_a_shop_budget_is_shared_with_the_process_through_the_state_database(
+    engine_setup: MakeSetup, tmp_path: Path
+) -> None:
+    shop = start_shop()
+    try:
+        connection = {"url": shop.root, "key_env": "T_WC_KEY", "secret_env": "T_WC_SECRET",
+                      "options": {"requests_per_second": 1000}}
+        setup = reading_in_a_process(woo_setup(engine_setup, shop, connection=connection))
+
+        reports = setup.run()
+
+        assert sum(r.total("accepted") for r in reports) > 0
+        assert sum(r.total("failed") for r in reports) == 0
+        with create_engine(setup.state.url).connect() as db:
+            budgets = db.execute(text("SELECT budget FROM shopsync_request_budgets")).scalars()
+            assert f"shop {shop.root.rstrip('/')}" in set(budgets)
+    finally:
+        shop.stop()
     assert readers() == []

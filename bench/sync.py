@@ -13,10 +13,12 @@ rate of the same items (``_push_only.py``), with the sync's pushes as a share of
 ``PYTHONPATH``, e.g. ``/work/main``), in a process of its own, and prints the ratio of the
 two: figures of one run, taken at the same load. ``--read-process`` reads and maps the
 streams in a process of their own (``tuning.read_process``), in this checkout's run only:
-with ``--baseline`` of this same checkout, the two ways side by side.
+with ``--baseline`` of this same checkout, the two ways side by side;
+``--baseline-read-process`` makes the baseline read in a process too.
 
     python bench/sync.py [--source woocommerce|sql|files] [--orders 100000]
         [--customers 2000] [--products 500] [--baseline DIR] [--read-process]
+        [--baseline-read-process]
 """
 
 from __future__ import annotations
@@ -173,8 +175,9 @@ def baseline(checkout: str, args: argparse.Namespace) -> dict[str, Any]:
         env = {**os.environ, "PYTHONPATH": checkout}
         subprocess.run([sys.executable, str(Path(__file__).resolve()), "--source", args.source, "--orders",
                         str(args.orders), "--customers", str(args.customers), "--products",
-                        str(args.products), "--json", out.name], env=env, check=True,
-                       cwd=checkout)
+                        str(args.products), "--json", out.name,
+                        *(["--read-process"] if args.baseline_read_process else [])],
+                       env=env, check=True, cwd=checkout)
         result: dict[str, Any] = json.loads(Path(out.name).read_text())
         return result
 
@@ -189,6 +192,8 @@ def main() -> None:
                         help="a checkout whose engine runs the same sync first, to compare")
     parser.add_argument("--read-process", action="store_true",
                         help="read and map in a process of their own (this checkout's run)")
+    parser.add_argument("--baseline-read-process", action="store_true",
+                        help="the baseline reads and maps in a process of its own too")
     parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # for --baseline
     args = parser.parse_args()
     before = baseline(args.baseline, args) if args.baseline else None

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.resources import SYNC_RESOURCES
@@ -244,10 +245,8 @@ class StreamSync:
                                              resource.hashes, report)
             is_last = index == len(checked) - 1
             with stage(self.stages, "ledger"):
-                self.state.record(
-                    self.source.name, resource.resource, outcomes,
-                    cursor=(stream, cursor) if is_last and cursor is not None else None,
-                )
+                await self._record(resource.resource, outcomes,
+                                   (stream, cursor) if is_last and cursor is not None else None)
             if self._probe is not None:
                 self._probe.watch(resource.resource, [o.key for o in outcomes
                                                       if o.status is ItemStatus.ACCEPTED])
@@ -256,6 +255,19 @@ class StreamSync:
                 self.state.set_cursor(self.source.name, stream, cursor)
         if self.progress is not None:
             self.progress(report)
+
+    async def _record(self, resource: str, outcomes: list[Outcome],
+                      cursor: tuple[str, Position] | None) -> None:
+        """Record a chunk's outcomes (and move the cursor) in a worker thread: the
+        database's own work — SQLite's inserts, its commit and checkpoints, half of what
+        recording costs — holds no GIL there, so it runs beside the next chunk's checks on
+        the event loop (unless the store's calls share one connection)."""
+        record = partial(self.state.record, self.source.name, resource, outcomes,
+                         cursor=cursor)
+        if self.state.parallel_safe:
+            await asyncio.to_thread(record)
+        else:
+            record()
 
     async def _check(
         self, resource: str, items: list[MappedItem], report: StreamReport, dry_run: bool,

@@ -85,3 +85,30 @@ def test_writers_in_two_threads_do_not_lose_updates(open_store: OpenStore) -> No
     for thread in threads:
         thread.join()
     assert stores[0].ledger(S, R, ["1"])["1"].attempts == 50
+
+
+def test_a_call_may_run_in_another_thread_unless_the_calls_share_one_connection(
+        store: StateStore) -> None:
+    assert store.parallel_safe  # a database file, or PostgreSQL: a connection per call
+    with store.transaction():
+        assert not store.parallel_safe  # the transaction's one connection
+    with StateStore("sqlite://") as in_memory:
+        assert not in_memory.parallel_safe  # the in-memory database's one connection
+
+
+def test_one_store_records_in_a_thread_while_another_thread_reads(store: StateStore) -> None:
+    """What a sync does: a chunk's outcomes are recorded in a worker thread while the event
+    loop reads the next chunk's states; the reads see whole chunks, never part of one."""
+    chunks = [[outcome(f"{n}-{i}", ItemStatus.ACCEPTED) for i in range(200)] for n in range(20)]
+
+    def record_all() -> None:
+        for chunk in chunks:
+            store.record(S, R, chunk)
+
+    writer = threading.Thread(target=record_all)
+    writer.start()
+    while writer.is_alive():
+        found = store.states(S, R, [o.key for chunk in chunks for o in chunk])
+        assert len(found) % 200 == 0
+    writer.join()
+    assert len(store.states(S, R, [o.key for chunk in chunks for o in chunk])) == 4000

@@ -14,6 +14,7 @@ from typing import Self
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import StaticPool
 
 from pipelines.engine.state.schema import MIGRATIONS, Migration, migrate
 from pipelines.engine.state.schema import current_version as _current_version
@@ -71,6 +72,13 @@ class StoreBase:
     def url(self) -> str:
         """The database's URL, password included (for another process of this run)."""
         return self._engine.url.render_as_string(hide_password=False)
+
+    @property
+    def parallel_safe(self) -> bool:
+        """Whether a call may run in another thread beside this context's calls: not when
+        they share one connection — an in-memory SQLite database's, or the open
+        ``transaction()``'s — where they would interleave in one transaction."""
+        return self._current.get() is None and not isinstance(self._engine.pool, StaticPool)
 
     @classmethod
     def default_url(cls) -> str:

@@ -20,6 +20,7 @@ run failed, or stopped) stops the process; the next stream starts another.
 from __future__ import annotations
 
 import asyncio
+import gc
 import pickle
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
@@ -140,6 +141,7 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
         return
     mapper = RecordMapper(mapping_for(source.platform), Overrides(source.mapping),
                           mapping_context(source, spec.id_data_source))
+    _collect_rarely()
     try:
         while (request := requests.recv()) is not None:
             stream, plan = request
@@ -158,6 +160,16 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
         await connector.aclose()
         if state is not None:
             state.close()
+
+
+def _collect_rarely() -> None:
+    """Set the garbage collector for a process that makes pages and sends them on: what it
+    holds long (modules, the connector, the mapper) is frozen out of the collections, and a
+    collection comes after 50 000 allocations rather than 700 (pages are freed by reference
+    counting; the collections found nothing to free and cost a tenth of the process's CPU)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
 
 
 async def _fail_all(requests: Connection, conn: Connection, exc: Exception) -> None:

@@ -44,6 +44,7 @@ from typing import Any
 import httpx
 import orjson
 
+from connectors.http.client import lane_transport
 from connectors.http.retry import RetryPolicy
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.errors import TransientError
@@ -140,33 +141,40 @@ async def push_like_the_official_client(
 
 async def push_raw(base_url: str, items: list[dict[str, Any]], in_flight: int) -> Run:
     """The sandbox's ingest ceiling: the same batches, encoded before the clock starts, sent
-    by ``in_flight`` senders on as many kept-alive connections; no retries, no outcomes."""
+    by ``in_flight`` senders, each on a kept-alive connection of its own (a lane, as the
+    project's clients keep them); no retries, no outcomes. Not one pool of ``in_flight``
+    connections: httpcore's pool looks at every connection it holds (a system call each) to
+    place every request, which at 64 made the load generator, not the sandbox, the limit."""
     bodies = [(len(items[i:i + BATCH]), orjson.dumps(items[i:i + BATCH]))
               for i in range(0, len(items), BATCH)]
     run = Run()
-    limits = httpx.Limits(max_connections=in_flight, max_keepalive_connections=in_flight)
     headers = {"spm-api-key": DEFAULT_KEY, "content-type": "application/json"}
-    async with httpx.AsyncClient(base_url=base_url + "/", headers=headers, limits=limits,
-                                 timeout=30) as client:
-        queue = iter(bodies)
+    queue = iter(bodies)
+    clients = [httpx.AsyncClient(base_url=base_url + "/", headers=headers,
+                                 transport=lane_transport(), timeout=30)
+               for _ in range(in_flight)]
 
-        async def sender() -> None:
-            for size, body in queue:
-                run.requests += 1
-                try:
-                    answer = await client.post(RESOURCE, content=body)
-                except httpx.TransportError:
-                    run.failed += size
-                    continue
-                if answer.status_code == 200:
-                    run.accepted += size
-                else:
-                    run.throttled += answer.status_code == 429
-                    run.failed += size
+    async def sender(client: httpx.AsyncClient) -> None:
+        for size, body in queue:
+            run.requests += 1
+            try:
+                answer = await client.post(RESOURCE, content=body)
+            except httpx.TransportError:
+                run.failed += size
+                continue
+            if answer.status_code == 200:
+                run.accepted += size
+            else:
+                run.throttled += answer.status_code == 429
+                run.failed += size
 
+    try:
         started = time.perf_counter()
-        await asyncio.gather(*(sender() for _ in range(in_flight)))
+        await asyncio.gather(*(sender(client) for client in clients))
         run.seconds = time.perf_counter() - started
+    finally:
+        for client in clients:
+            await client.aclose()
     run.attempts = run.requests
     run.limits = (in_flight,)
     return run

@@ -5,10 +5,12 @@ A held item is quarantined with its reasons; the rest of its chunk flows on."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pydantic import BaseModel
 
 from connectors.marketing.items import validate_item
+from connectors.marketing.resources import SYNC_RESOURCES
 from pipelines.engine.diff import content_hash
 from pipelines.engine.limits import item_bounds, ledger_safe
 from pipelines.engine.mappings.base import MappedItem
@@ -38,6 +40,38 @@ def hash_of(mapped: MappedItem, unwritable: dict[str, str]) -> str:
         return content_hash(ledger_safe(mapped.item))
 
 
+@dataclass(frozen=True)
+class PrecheckedItem(MappedItem):
+    """A mapped item with what the gate finds of it alone — its content hash, and why it is
+    held back before the diff (None: it may go on) — found where it was mapped: a read
+    process does this work beside the run (``precheck``)."""
+
+    content_hash: str = ""
+    hold: Held | None = None
+
+
+def precheck(mapped: MappedItem) -> PrecheckedItem | None:
+    """``mapped`` with its hash and hold, as ``hash_of`` and ``problems`` find them; None
+    when they cannot be found here (the run then finds them, and says why)."""
+    spec = SYNC_RESOURCES.get(mapped.resource)
+    if spec is None:
+        return None
+    unwritable: dict[str, str] = {}
+    try:
+        content = hash_of(mapped, unwritable)
+        hold = problems(spec.model, mapped, unwritable.get(mapped.key))
+    except Exception:  # noqa: BLE001 - whatever it is, the run meets it where it reports it
+        return None
+    return PrecheckedItem(mapped.resource, mapped.key, mapped.item, mapped.source_record_id,
+                          mapped.changed_at, content, hold)
+
+
+def hashes_of(latest: dict[str, MappedItem], unwritable: dict[str, str]) -> dict[str, str]:
+    """The content hashes of ``latest`` by key: found already, or now (``hash_of``)."""
+    return {key: m.content_hash if isinstance(m, PrecheckedItem) else hash_of(m, unwritable)
+            for key, m in latest.items()}
+
+
 def unchanged_left_out(resource: str, latest: dict[str, MappedItem], hashes: dict[str, str],
                        known: dict[str, tuple[str, ItemStatus]], report: StreamReport
                        ) -> list[MappedItem]:
@@ -59,7 +93,9 @@ def unchanged_left_out(resource: str, latest: dict[str, MappedItem], hashes: dic
 def problems(model: type[BaseModel], mapped: MappedItem, unwritable: str | None) -> Held | None:
     """Why the item is held back, and by which stage's rules (None: it may be sent). A
     connector that could not read a record, or a mapping that failed, says why; then
-    the bounds (limits.py), then the item model."""
+    the bounds (limits.py), then the item model. Found already for a ``PrecheckedItem``."""
+    if isinstance(mapped, PrecheckedItem):
+        return mapped.hold
     if reasons := [str(r) for r in mapped.item.get("_errors") or ()]:
         return holds.carried_errors(reasons, model.model_fields)
     if bounds := item_bounds(mapped.item):

@@ -31,7 +31,7 @@ from pipelines.engine.delivery import Checked, InFlight
 from pipelines.engine.gate import (
     KnownProducts,
     check_quality,
-    hash_of,
+    hashes_of,
     problems,
     unchanged_left_out,
 )
@@ -283,7 +283,7 @@ class StreamSync:
         #: items that cannot even be hashed, with the reason (held back below)
         unwritable: dict[str, str] = {}
         with stage(self.stages, "diff"):
-            hashes = {key: hash_of(m, unwritable) for key, m in latest.items()}
+            hashes = hashes_of(latest, unwritable)
         with stage(self.stages, "ledger"):
             known = {} if force else self.state.states(self.source.name, resource, list(latest))
         if not force:  # what the chunk in flight will record, until the ledger has it

@@ -7,12 +7,20 @@ mid-sync: ``test_destination_down.py``."""
 from __future__ import annotations
 
 import os
+import pickle
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
 
+from connectors.marketing.resources import SYNC_RESOURCES
+from connectors.marketing.samples import sample_item
+from connectors.sources.base import Position
+from pipelines.engine.gate import PrecheckedItem, hash_of, problems
+from pipelines.engine.mapped_pages import Mapped, pack, unpack
+from pipelines.engine.mappings.base import MappedItem
 from tests.engine.drivers.base import ROUTES, Driver
 from tests.engine.drivers.sql import Sql
 from tests.engine.drivers.woocommerce import make_setup as woo_setup
@@ -117,3 +125,34 @@ def test_a_shop_budget_is_shared_with_the_process_through_the_state_database(
     finally:
         shop.stop()
     assert readers() == []
+
+
+def test_items_prechecked_where_they_are_read_are_judged_as_the_run_judges_them() -> None:
+    """The read process hashes each item and runs its item model (``pack``): the run then
+    finds the same hashes and the same reasons to hold an item back as it would itself."""
+    when = datetime(2024, 5, 1, tzinfo=UTC)
+    customer = sample_item("customers")
+    items = [
+        MappedItem("customers", "7", customer, "7", when),
+        MappedItem("customers", "8", {**customer, "email": 12}, "8", when),  # the model's
+        MappedItem("customers", "9", {**customer, "n": 2**70}, "9", when),  # past JSON
+        MappedItem("customers", "10", {"_errors": ["customers record '10': cannot map"]},
+                   "10", when),
+        MappedItem("no such resource", "11", {"id": "11"}, "11", when),
+    ]
+    page = [Mapped(Position(when, "7"), items), Mapped(Position(when, "12"), None)]
+
+    back = unpack(pickle.loads(pickle.dumps(pack(page))))
+
+    assert [m.position for m in back] == [m.position for m in page]
+    assert back[1].items is None
+    model = SYNC_RESOURCES["customers"].model
+    for sent, received in zip(items[:4], back[0].items or [], strict=False):
+        unwritable: dict[str, str] = {}
+        assert isinstance(received, PrecheckedItem)
+        assert received.content_hash == hash_of(sent, unwritable)
+        assert received.hold == problems(model, sent, unwritable.get(sent.key))
+    held = [m.hold for m in back[0].items or [] if isinstance(m, PrecheckedItem)]
+    assert [h is not None for h in held] == [False, True, True, True]
+    # what cannot be prechecked there reaches the run as it was mapped
+    assert type((back[0].items or [])[4]) is MappedItem

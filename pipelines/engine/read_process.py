@@ -20,7 +20,6 @@ run failed, or stopped) stops the process; the next stream starts another.
 from __future__ import annotations
 
 import asyncio
-import gc
 import pickle
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Any
 
 from connectors.sources.base import SourceError
 from pipelines.engine.child import Child, pipes
+from pipelines.engine.collector import paced_for_sync
 from pipelines.engine.config import Source
 from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapping_context, pack, unpack
 from pipelines.engine.mappings import mapping_for
@@ -141,35 +141,27 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
         return
     mapper = RecordMapper(mapping_for(source.platform), Overrides(source.mapping),
                           mapping_context(source, spec.id_data_source))
-    _collect_rarely()
     try:
-        while (request := requests.recv()) is not None:
-            stream, plan = request
-            try:
-                async for records in prefetched(connector.read(stream, after=plan.after,
-                                                               until=plan.until)):
-                    conn.send(("page", pack(mapper.page(stream, plan, records,
-                                                        connector.position))))
-            except Exception as exc:  # noqa: BLE001 - raised where the run reads
-                conn.send(("error", _portable(exc)))
-                continue
-            conn.send(("end", None))
+        # collected as the run's own process is while it syncs: what is held long is
+        # frozen, the youngest objects are collected every 50 000 allocations
+        with paced_for_sync():
+            while (request := requests.recv()) is not None:
+                stream, plan = request
+                try:
+                    async for records in prefetched(connector.read(stream, after=plan.after,
+                                                                   until=plan.until)):
+                        conn.send(("page", pack(mapper.page(stream, plan, records,
+                                                            connector.position))))
+                except Exception as exc:  # noqa: BLE001 - raised where the run reads
+                    conn.send(("error", _portable(exc)))
+                    continue
+                conn.send(("end", None))
     except (EOFError, BrokenPipeError):
         pass  # the run is gone
     finally:
         await connector.aclose()
         if state is not None:
             state.close()
-
-
-def _collect_rarely() -> None:
-    """Set the garbage collector for a process that makes pages and sends them on: what it
-    holds long (modules, the connector, the mapper) is frozen out of the collections, and a
-    collection comes after 50 000 allocations rather than 700 (pages are freed by reference
-    counting; the collections found nothing to free and cost a tenth of the process's CPU)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
 
 
 async def _fail_all(requests: Connection, conn: Connection, exc: Exception) -> None:

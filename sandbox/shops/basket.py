@@ -9,11 +9,12 @@ How a platform rounds tax and writes the lines stays with the platform."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TypeVar
+from typing import Generic, TypeVar
 
-P = TypeVar("P")
+N = TypeVar("N")
 Opt = TypeVar("Opt")
 C = TypeVar("C")
 
@@ -21,6 +22,21 @@ C = TypeVar("C")
 LINE_COUNTS = (1, 1, 1, 2, 2, 3, 4)
 #: how many of a line's product (most one)
 QUANTITIES = (1, 1, 1, 2, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class Sellable(Generic[N, Opt]):
+    """What an order line needs of a product, frozen at generation so that orders stay the
+    same when the product is later edited or deleted: its name (PrestaShop's by language),
+    price in cents and options (the platform's variations, variants, child products or
+    combinations, each as the lines show it)."""
+
+    id: int
+    name: N
+    price: int
+    options: tuple[Opt, ...] = ()
+    #: what else the lines show of the product: Magento's SKU, Shopify's vendor
+    label: str = ""
 
 
 def price(rng: random.Random, low: int = 4, high: int = 120) -> int:
@@ -37,15 +53,14 @@ def money(cents: int) -> str:
     return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
-def pick(rng: random.Random, sellable: Sequence[P], count: int,
-         options: Callable[[P], Sequence[Opt]]) -> list[tuple[P, Opt | None, int]]:
-    """``count`` lines (none when nothing is sellable): a product, one of its ``options``
-    when it has any, and a quantity."""
-    lines: list[tuple[P, Opt | None, int]] = []
+def pick(rng: random.Random, sellable: Sequence[Sellable[N, Opt]],
+         count: int) -> list[tuple[Sellable[N, Opt], Opt | None, int]]:
+    """``count`` lines (none when nothing is sellable): a product, one of its options when
+    it has any, and a quantity."""
+    lines: list[tuple[Sellable[N, Opt], Opt | None, int]] = []
     for _ in range(count if sellable else 0):
         product = rng.choice(sellable)
-        choices = options(product)
-        option = rng.choice(choices) if choices else None
+        option = rng.choice(product.options) if product.options else None
         lines.append((product, option, rng.choice(QUANTITIES)))
     return lines
 

@@ -46,16 +46,9 @@ class Row:
     count: int = 0  # quote items_count
 
 
-@dataclass(frozen=True, slots=True)
-class Sellable:
-    """What an order line needs of a product, frozen at generation so that orders stay the
-    same when the product is later edited or deleted."""
-
-    id: int
-    sku: str
-    name: str
-    price: int
-    children: tuple[tuple[int, str, str, int], ...] = ()  # (id, sku, name, price)
+#: a product an order line may hold, its SKU the label; its options are its child
+#: products: (id, sku, name, price)
+Sellable = basket.Sellable[str, tuple[int, str, str, int]]
 
 
 #: the generator of one record's fields (``people.rng_for``)
@@ -119,7 +112,7 @@ def _products(seed: int, n: int, out: Generated) -> list[Row]:
                                 name=cname, kind="simple", sku=csku, amount=cprice))
                 children.append((cid, csku, cname, cprice))
         if row.active:
-            out.sellable.append(Sellable(pid, sku, name, price, tuple(children)))
+            out.sellable.append(basket.Sellable(pid, name, price, tuple(children), sku))
     return rows
 
 

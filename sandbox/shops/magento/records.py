@@ -49,7 +49,7 @@ def increment_id(order_id: int) -> str:
 
 
 def _pick(rng: random.Random, sellable: list[Sellable], count: int) -> list[Pick]:
-    return basket.pick(rng, sellable, count, lambda p: p.children)
+    return basket.pick(rng, sellable, count)
 
 
 def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tup
         parent = {
             "item_id": item_id, **common, "product_id": product.id,
             "product_type": "configurable" if child else "simple",
-            "sku": child[1] if child else product.sku, "name": product.name,
+            "sku": child[1] if child else product.label, "name": product.name,
             "price": money(price), "base_price": money(price), "original_price": money(price),
             "price_incl_tax": money(round(price * (100 + TAX_PERCENT) / 100)),
             "row_total": money(row_total), "base_row_total": money(row_total),
@@ -172,7 +172,7 @@ def cart(store: Store, row: Row) -> dict[str, Any]:
         rng = rng_for(store.seed, "carts", row.id)
         picks = _pick(rng, store.sellable, row.count)
         first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, f"cart{row.id}")
-    items = [{"item_id": row.id * 10 + i, "sku": child[1] if child else product.sku,
+    items = [{"item_id": row.id * 10 + i, "sku": child[1] if child else product.label,
               "qty": float(qty), "name": product.name,
               "price": money(child[3] if child else product.price),
               "product_type": "configurable" if child else "simple", "quote_id": str(row.id)}

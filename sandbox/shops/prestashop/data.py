@@ -42,17 +42,6 @@ class Row:
     amount: int = 0  # cents
 
 
-@dataclass(frozen=True, slots=True)
-class Sellable:
-    """What a cart line needs of a product, frozen at generation so that old orders stay
-    the same when the product is later edited or deleted."""
-
-    id: int
-    names: dict[int, str]
-    price: int  # cents, tax excluded
-    combinations: tuple[tuple[int, int, str], ...] = ()  # (id, price impact, "S, Red")
-
-
 @dataclass
 class Generated(table.Generated):
     #: product id -> its name in each language
@@ -128,7 +117,8 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
                                         amount=impact))
                 children.append((len(combinations), impact, f"{size},{color}"))
         if row.state and kind in (0, 1, 3):
-            out.sellable.append(Sellable(pid, title, price, tuple(children)))
+            # priced tax excluded; the options are the combinations: (id, price impact, "size,color")
+            out.sellable.append(basket.Sellable(pid, title, price, tuple(children)))
     return products, combinations
 
 

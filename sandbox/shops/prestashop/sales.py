@@ -84,15 +84,15 @@ def cart_lines(store: Store, cart_id: int, empty: bool = False) -> list[tuple[in
         return []
     lines = []
     count = rng.choice(basket.LINE_COUNTS)
-    for item, combo, qty in basket.pick(rng, store.sellable, count, lambda i: i.combinations):
+    for item, combo, qty in basket.pick(rng, store.sellable, count):
         price = item.price + (combo[1] if combo else 0)
-        label = item.names
+        label = item.name
         if combo is not None:
             size, color = (int(v) for v in combo[2].split(","))
             size_name = next(v[2] for v in names.PRODUCT_OPTION_VALUES if v[0] == size)
             color_name = next(v[2] for v in names.PRODUCT_OPTION_VALUES if v[0] == color)
             label = {k: f"{v} - Size : {size_name[k]}- Color : {color_name[k]}"
-                     for k, v in item.names.items()}
+                     for k, v in item.name.items()}
         lines.append((item.id, combo[0] if combo else 0, qty, price, label, f"demo_{item.id}"))
     return lines
 

@@ -49,17 +49,6 @@ class Row:
     extra: str = ""  # event: subject type; checkout: completed flag
 
 
-@dataclass(frozen=True, slots=True)
-class Sellable:
-    """What an order line needs of a product, frozen at generation so that orders stay the
-    same when the product is later edited or deleted."""
-
-    id: int
-    title: str
-    vendor: str
-    variants: tuple[tuple[int, str, int, str], ...]  # (id, title, price in cents, sku)
-
-
 #: the generator of one record's fields (``people.rng_for``)
 rng_for = functools.partial(people.rng_for, "shopify")
 PERSONAS = Personas(
@@ -107,7 +96,8 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
                                 amount=vprice))
             children.append((vid, option, vprice, f"SKU-{vid % 1_000_000:06d}"))
         if status == "ACTIVE":
-            out.sellable.append(Sellable(pid, title, vendor, tuple(children)))
+            # the vendor is the label; the options are the variants (id, title, price, sku)
+            out.sellable.append(basket.Sellable(pid, title, price, tuple(children), vendor))
     return products, variants
 
 

@@ -70,8 +70,7 @@ def _customer_ref(store: Store, customer_id: int) -> dict[str, Any] | None:
 
 def _picks(store: Store, rng: Any, count: int) -> list[tuple[Any, tuple[int, str, int, str], int]]:
     """``count`` lines of the shop's variants (every product has one)."""
-    return [(p, v, q) for p, v, q in basket.pick(rng, store.sellable, count, lambda p: p.variants)
-            if v is not None]
+    return [(p, v, q) for p, v, q in basket.pick(rng, store.sellable, count) if v is not None]
 
 
 def _line(store: Store, line_id: int, product: Any, variant: tuple[int, str, int, str],
@@ -81,9 +80,9 @@ def _line(store: Store, line_id: int, product: Any, variant: tuple[int, str, int
     tax = _tax_in(total)
     return {
         "__typename": "LineItem", "id": f"gid://shopify/LineItem/{line_id}",
-        "name": product.title if vtitle == "Default Title" else f"{product.title} - {vtitle}",
-        "title": product.title, "variantTitle": None if vtitle == "Default Title" else vtitle,
-        "sku": sku, "vendor": product.vendor, "quantity": quantity, "currentQuantity": quantity,
+        "name": product.name if vtitle == "Default Title" else f"{product.name} - {vtitle}",
+        "title": product.name, "variantTitle": None if vtitle == "Default Title" else vtitle,
+        "sku": sku, "vendor": product.label, "quantity": quantity, "currentQuantity": quantity,
         "taxable": True, "requiresShipping": True, "isGiftCard": False,
         "originalUnitPriceSet": bag(store, price), "originalTotalSet": bag(store, price * quantity),
         "discountedTotalSet": bag(store, total), "totalDiscountSet": bag(store, discount),
@@ -92,7 +91,7 @@ def _line(store: Store, line_id: int, product: Any, variant: tuple[int, str, int
         "variant": {"__typename": "ProductVariant", "id": gid("variants", vid),
                     "legacyResourceId": str(vid), "sku": sku, "title": vtitle},
         "product": {"__typename": "Product", "id": gid("products", product.id),
-                    "legacyResourceId": str(product.id), "title": product.title},
+                    "legacyResourceId": str(product.id), "title": product.name},
     }
 
 
@@ -243,7 +242,7 @@ def checkout(store: Store, row: Row) -> dict[str, Any]:
         lines.append({
             "__typename": "AbandonedCheckoutLineItem",
             "id": f"gid://shopify/AbandonedCheckoutLineItem/{row.id * 10 + j}",
-            "title": prod.title, "variantTitle": None if vtitle == "Default Title" else vtitle,
+            "title": prod.name, "variantTitle": None if vtitle == "Default Title" else vtitle,
             "sku": sku, "quantity": quantity,
             "variant": {"__typename": "ProductVariant", "id": gid("variants", vid)},
             "product": {"__typename": "Product", "id": gid("products", prod.id)},

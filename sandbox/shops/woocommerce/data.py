@@ -40,15 +40,8 @@ class Row:
     amount: int = 0  # price or coupon amount, in cents
 
 
-@dataclass(frozen=True, slots=True)
-class Sellable:
-    """What an order line needs of a product, frozen at generation so that orders stay the
-    same when the product is later edited or deleted."""
-
-    id: int
-    name: str
-    price: int
-    variations: tuple[tuple[int, str, int], ...] = ()  # (id, name, price)
+#: a product an order line may hold; its options are its variations: (id, name, price)
+Sellable = basket.Sellable[str, tuple[int, str, int]]
 
 
 @dataclass
@@ -106,7 +99,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
                 variations.append(Row(vid, created + j + 1, modified, "publish", parent=pid,
                                       name=vname, kind=option, amount=vprice))
                 children.append((vid, vname, vprice))
-        sellable = Sellable(pid, name, price, tuple(children))
+        sellable = basket.Sellable(pid, name, price, tuple(children))
         if i == 2:
             out.negative = sellable
         elif kind in ("simple", "variable"):

@@ -77,8 +77,7 @@ def _picks(store: Store, row: Row, rng: random.Random) -> list[Pick]:
         neg = store.negative
         picks.append((neg.id, 0, neg.name, neg.price, 1, None))
     count = rng.choice(basket.LINE_COUNTS) if store.sellable else 0
-    for product, variation, qty in basket.pick(rng, store.sellable, count,
-                                               lambda p: p.variations):
+    for product, variation, qty in basket.pick(rng, store.sellable, count):
         vid, vname, price = variation or (0, product.name, product.price)
         picks.append((product.id, vid, vname, price, qty, product.name if vid else None))
     return picks

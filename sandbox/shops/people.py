@@ -69,6 +69,11 @@ class Personas:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_drawn", lru_cache(maxsize=CUSTOMERS_KEPT)(self._draw))
 
+    def rng(self, seed: int, resource: str, record_id: int) -> random.Random:
+        """The generator of one record's fields on this platform (``rng_for``), a customer's
+        or any other's."""
+        return rng_for(self.platform, seed, resource, record_id)
+
     def customer(self, seed: int, customer_id: int) -> tuple[str, str, str]:
         """(first name, last name, email) of a customer, the same wherever it is needed."""
         return self._drawn(seed, customer_id)

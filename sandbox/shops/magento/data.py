@@ -11,11 +11,10 @@ lifetime (30 days), so only recent orders still have theirs, next to the active 
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import dataclass
 
-from sandbox.shops import basket, people
+from sandbox.shops import basket
 from sandbox.shops.magento import names
 from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.table import Generated
@@ -51,12 +50,9 @@ class Row:
 Sellable = basket.Sellable[str, tuple[int, str, str, int]]
 
 
-#: the generator of one record's fields (``people.rng_for``)
-rng_for = functools.partial(people.rng_for, "magento")
+#: the platform's customers, and the generator of any record's fields (``rng``)
 PERSONAS = Personas("magento", names.FIRST_NAMES, names.LAST_NAMES,
                     odd_at(1, names.ODD_CUSTOMERS))
-#: (first name, last name, email) of a customer, the same wherever it is needed
-customer_core = PERSONAS.customer
 
 
 def _updated(rng: random.Random, created: int) -> int:
@@ -78,7 +74,7 @@ def _customers(seed: int, n: int) -> list[Row]:
     rng = random.Random(f"magento/{seed}/customers")
     rows = []
     for i, (created, updated) in enumerate(_times(rng, n, "customers")):
-        first, last, email = customer_core(seed, i + 1)
+        first, last, email = PERSONAS.customer(seed, i + 1)
         rows.append(Row(i + 1, created, updated, name=f"{first} {last}", sku=email))
     return rows
 
@@ -143,7 +139,7 @@ def _carts(seed: int, n: int, orders: list[Row], customers: int, sellable: bool)
     rows = []
     for order in orders:
         if order.created >= END - QUOTE_LIFETIME:
-            picked = line_count(rng_for(seed, "orders", order.id)) if sellable else 0
+            picked = line_count(PERSONAS.rng(seed, "orders", order.id)) if sellable else 0
             rows.append(Row(quote_id(order.id), order.created - 600, order.created,
                             active=False, customer=order.customer, order=order.id,
                             count=picked))

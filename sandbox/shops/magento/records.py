@@ -20,10 +20,8 @@ from sandbox.shops.magento.data import (
     PERSONAS,
     Row,
     Sellable,
-    customer_core,
     line_count,
     quote_id,
-    rng_for,
 )
 from sandbox.shops.people import slugify
 
@@ -105,7 +103,7 @@ def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tup
 
 
 def order(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "orders", row.id)
+    rng = PERSONAS.rng(store.seed, "orders", row.id)
     picks = _pick(rng, store.sellable, line_count(rng))
     first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, str(row.id))
     coupon = names.COUPONS[rng.randrange(len(names.COUPONS))] if rng.random() < 0.15 else None
@@ -165,11 +163,11 @@ def order(store: Store, row: Row) -> dict[str, Any]:
 
 def cart(store: Store, row: Row) -> dict[str, Any]:
     if row.order:
-        rng = rng_for(store.seed, "orders", row.order)
+        rng = PERSONAS.rng(store.seed, "orders", row.order)
         picks = _pick(rng, store.sellable, line_count(rng))
         first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, str(row.order))
     else:
-        rng = rng_for(store.seed, "carts", row.id)
+        rng = PERSONAS.rng(store.seed, "carts", row.id)
         picks = _pick(rng, store.sellable, row.count)
         first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, f"cart{row.id}")
     items = [{"item_id": row.id * 10 + i, "sku": child[1] if child else product.label,
@@ -216,8 +214,8 @@ def cart(store: Store, row: Row) -> dict[str, Any]:
 
 
 def customer(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "customers", row.id)
-    first, last, _ = customer_core(store.seed, row.id)
+    rng = PERSONAS.rng(store.seed, "customers", row.id)
+    first, last, _ = PERSONAS.customer(store.seed, row.id)
     record: dict[str, Any] = {
         "id": row.id, "group_id": rng.choice((1, 1, 1, 2, 3)),
         "created_at": utc_text(row.created), "updated_at": utc_text(row.updated),
@@ -241,7 +239,7 @@ def customer(store: Store, row: Row) -> dict[str, Any]:
 
 
 def product(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "products", row.id)
+    rng = PERSONAS.rng(store.seed, "products", row.id)
     parent = store.tables["products"].rows.get(row.parent) if row.parent else None
     base = parent or row
     category = next((cid for i, (n, cid) in names.ODD_PRODUCTS.items() if n == base.name),

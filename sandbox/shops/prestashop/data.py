@@ -8,13 +8,12 @@ seeded with a string, so the same seed gives the same shop on every machine.
 
 from __future__ import annotations
 
-import functools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.shops import basket, people, table
+from sandbox.shops import basket, table
 from sandbox.shops.people import Personas
 from sandbox.shops.prestashop import names
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
@@ -48,11 +47,8 @@ class Generated(table.Generated):
     titles: dict[int, dict[int, str]] = field(default_factory=dict)
 
 
-#: the generator of one record's fields (``people.rng_for``)
-rng_for = functools.partial(people.rng_for, "prestashop")
+#: the platform's customers, and the generator of any record's fields (``rng``)
 PERSONAS = Personas("prestashop", names.FIRST_NAMES, names.LAST_NAMES, names.ODD_CUSTOMERS)
-#: (first name, last name, email) of a customer, the same wherever it is needed
-customer_core = PERSONAS.customer
 
 
 def _customers(seed: int, n: int, languages: int) -> list[Row]:
@@ -60,7 +56,7 @@ def _customers(seed: int, n: int, languages: int) -> list[Row]:
     rows = []
     for i, (created, modified) in enumerate(change_times(rng, n, BULK_SECONDS["customers"])):
         cid = i + 1
-        first, last, _ = customer_core(seed, cid)
+        first, last, _ = PERSONAS.customer(seed, cid)
         # flag: 0 registered, 1 guest checkout, 2 deleted (kept with deleted=1)
         flag = 1 if cid == 6 or rng.random() < 0.12 else 2 if cid == 7 else 0
         rows.append(Row(cid, created, modified, parent=rng.randrange(1, languages + 1),
@@ -117,7 +113,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
                                         amount=impact))
                 children.append((len(combinations), impact, f"{size},{color}"))
         if row.state and kind in (0, 1, 3):
-            # priced tax excluded; the options are the combinations: (id, price impact, "size,color")
+            # priced tax excluded; its options are its combinations (id, price impact, "size,color")
             out.sellable.append(basket.Sellable(pid, title, price, tuple(children)))
     return products, combinations
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from sandbox.shops.people import slugify
 from sandbox.shops.prestashop import names
-from sandbox.shops.prestashop.data import PRODUCT_KINDS, Row, rng_for
+from sandbox.shops.prestashop.data import PERSONAS, PRODUCT_KINDS, Row
 
 if TYPE_CHECKING:
     from sandbox.shops.prestashop.store import Store
@@ -171,12 +171,12 @@ def product_option_value(store: Store, row: Row) -> Record:
 
 @builds("products")
 def product(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "products", row.id)
+    rng = PERSONAS.rng(store.seed, "products", row.id)
     title = I18n(store.titles.get(row.id) or names.t(row.name))
     kind = PRODUCT_KINDS[row.flag]
     combos = [store.tables["combinations"].rows[c] for c in store.children.get(row.id, ())]
     images = [row.id * 10 + k for k in range(1, row.extra + 1)]
-    stock = sum(rng_for(store.seed, "combinations", c.id).randrange(0, 40) for c in combos) \
+    stock = sum(PERSONAS.rng(store.seed, "combinations", c.id).randrange(0, 40) for c in combos) \
         if combos else rng.choice((0, 3, 25, 140))
     options = sorted({v for c in combos for v in divmod(c.extra, 100)})
     return {
@@ -223,7 +223,7 @@ def product(store: Store, row: Row) -> Record:
 
 @builds("combinations")
 def combination(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "combinations", row.id)
+    rng = PERSONAS.rng(store.seed, "combinations", row.id)
     size, color = divmod(row.extra, 100)
     return {"id": row.id, "id_product": row.parent, "location": "", "ean13": "", "isbn": "",
             "upc": "", "mpn": "", "quantity": rng.randrange(0, 40),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from sandbox.shops import basket
 from sandbox.shops.prestashop import names
-from sandbox.shops.prestashop.data import Row, customer_core, rng_for
+from sandbox.shops.prestashop.data import PERSONAS, Row
 from sandbox.shops.prestashop.records import ZERO_DATE, ZERO_DAY, I18n, Record, builds
 
 if TYPE_CHECKING:
@@ -25,8 +25,8 @@ def _secure_key(kind: str, record_id: int, seed: int) -> str:
 
 @builds("customers")
 def customer(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "customers", row.id)
-    first, last, email = customer_core(store.seed, row.id)
+    rng = PERSONAS.rng(store.seed, "customers", row.id)
+    first, last, email = PERSONAS.customer(store.seed, row.id)
     guest, vip = row.flag == 1, rng.random() < 0.1
     newsletter = not guest and rng.random() < 0.3
     groups = [2] if guest else [3, 4] if vip else [3]
@@ -52,9 +52,9 @@ def customer(store: Store, row: Row) -> Record:
 
 @builds("addresses")
 def address(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "addresses", row.id)
+    rng = PERSONAS.rng(store.seed, "addresses", row.id)
     if row.customer:
-        first, last, _ = customer_core(store.seed, row.customer)
+        first, last, _ = PERSONAS.customer(store.seed, row.customer)
         city, postcode, _ = names.CITIES[row.state % len(names.CITIES)]
     else:
         first, last, (city, postcode, _) = "", "", names.CITIES[0]
@@ -79,7 +79,7 @@ def address(store: Store, row: Row) -> Record:
 def cart_lines(store: Store, cart_id: int, empty: bool = False) -> list[tuple[int, int, int, int, dict[int, str], str]]:
     """(product, combination, quantity, unit price tax excl in cents, names, reference)
     of a cart, the same for the cart and its order."""
-    rng = rng_for(store.seed, "carts", cart_id)
+    rng = PERSONAS.rng(store.seed, "carts", cart_id)
     if empty or not store.sellable:
         return []
     lines = []
@@ -99,7 +99,7 @@ def cart_lines(store: Store, cart_id: int, empty: bool = False) -> list[tuple[in
 
 @builds("carts")
 def cart(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "cart-fields", row.id)
+    rng = PERSONAS.rng(store.seed, "cart-fields", row.id)
     addresses = store.addresses_of.get(row.customer, [])
     lines = cart_lines(store, row.id, empty=row.state == 1)
     carrier = rng.choice(names.LIVE_CARRIERS) if addresses and lines else 0
@@ -121,7 +121,7 @@ def cart(store: Store, row: Row) -> Record:
 
 @builds("orders")
 def order(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "orders", row.id)
+    rng = PERSONAS.rng(store.seed, "orders", row.id)
     rate = 1.08 if row.flag == 2 else 1.0
     lines, state = cart_lines(store, row.parent), row.state
     addresses = store.addresses_of.get(row.customer, [])

@@ -7,11 +7,10 @@ like Shopify's, and every GID is ``gid://shopify/{Type}/{id}``.
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import dataclass
 
-from sandbox.shops import basket, people
+from sandbox.shops import basket
 from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.shopify import names
 from sandbox.shops.table import Generated
@@ -49,15 +48,12 @@ class Row:
     extra: str = ""  # event: subject type; checkout: completed flag
 
 
-#: the generator of one record's fields (``people.rng_for``)
-rng_for = functools.partial(people.rng_for, "shopify")
+#: the platform's customers, and the generator of any record's fields (``rng``)
 PERSONAS = Personas(
     "shopify", names.FIRST_NAMES, names.LAST_NAMES,
     odd_at(BASE["customers"] + 1, names.ODD_CUSTOMERS),
     odd_email=lambda customer_id: f"odd{customer_id - BASE['customers'] - 1}@example.org",
     tag=lambda customer_id: customer_id % 100000, domains=("example.com",))
-#: (first name, last name, email) of a customer, the same wherever it is needed
-customer_core = PERSONAS.customer
 
 
 def _customers(seed: int, n: int) -> list[Row]:
@@ -65,7 +61,7 @@ def _customers(seed: int, n: int) -> list[Row]:
     rows = []
     for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["customers"])):
         cid = BASE["customers"] + 1 + i
-        first, last, _ = customer_core(seed, cid)
+        first, last, _ = PERSONAS.customer(seed, cid)
         state = "DISABLED" if rng.random() < 0.05 else "ENABLED"
         rows.append(Row(cid, created, updated, state, name=f"{first} {last}"))
     return rows

@@ -16,7 +16,7 @@ from sandbox.shops import basket
 from sandbox.shops.basket import money
 from sandbox.shops.people import slugify
 from sandbox.shops.shopify import names
-from sandbox.shops.shopify.data import BASE, PERSONAS, Row, customer_core, gid, rng_for
+from sandbox.shops.shopify.data import BASE, PERSONAS, Row, gid
 
 if TYPE_CHECKING:
     from sandbox.shops.shopify.store import Store
@@ -96,7 +96,7 @@ def _line(store: Store, line_id: int, product: Any, variant: tuple[int, str, int
 
 
 def order(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "orders", row.id)
+    rng = PERSONAS.rng(store.seed, "orders", row.id)
     index = row.id - BASE["orders"] - 1
     customer = _customer_ref(store, row.customer)
     first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, row.id % 100000)
@@ -150,8 +150,8 @@ def order(store: Store, row: Row) -> dict[str, Any]:
 
 
 def customer(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "customers", row.id)
-    first, last, email = customer_core(store.seed, row.id)
+    rng = PERSONAS.rng(store.seed, "customers", row.id)
+    first, last, email = PERSONAS.customer(store.seed, row.id)
     index = row.id - BASE["customers"]
     addresses = [address(rng, first, last, BASE["addresses"] + index * 3 + k)
                  for k in range(rng.choice((0, 1, 1, 1, 2)))]
@@ -181,7 +181,7 @@ def customer(store: Store, row: Row) -> dict[str, Any]:
 
 
 def variant(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "variants", row.id)
+    rng = PERSONAS.rng(store.seed, "variants", row.id)
     options = [] if row.name == "Default Title" else row.name.split(" / ")
     sale = rng.random() < 0.1
     return {
@@ -200,7 +200,7 @@ def variant(store: Store, row: Row) -> dict[str, Any]:
 
 
 def product(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "products", row.id)
+    rng = PERSONAS.rng(store.seed, "products", row.id)
     handle = slugify(row.name, "item") or f"product-{row.id}"
     variants = [variant(store, store.tables["variants"].rows[v])
                 for v in store.children.get(row.id, ())]
@@ -235,7 +235,7 @@ def collection(store: Store, row: Row) -> dict[str, Any]:
 
 
 def checkout(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "checkouts", row.id)
+    rng = PERSONAS.rng(store.seed, "checkouts", row.id)
     picks = _picks(store, rng, rng.choice((1, 1, 2, 3)))
     lines = []
     for j, (prod, (vid, vtitle, price, sku), quantity) in enumerate(picks):

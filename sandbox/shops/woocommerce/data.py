@@ -8,11 +8,10 @@ string (hashed with SHA-512, so the same across processes and platforms).
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import dataclass
 
-from sandbox.shops import basket, people, table
+from sandbox.shops import basket, table
 from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.timeline import BULK_EDITS, START, change_times
 from sandbox.shops.woocommerce import names
@@ -50,12 +49,9 @@ class Generated(table.Generated):
     next_post_id: int = FIRST_POST_ID
 
 
-#: the generator of one record's fields (``people.rng_for``)
-rng_for = functools.partial(people.rng_for, "woocommerce")
+#: the platform's customers, and the generator of any record's fields (``rng``)
 PERSONAS = Personas("woocommerce", names.FIRST_NAMES, names.LAST_NAMES,
                     odd_at(ADMIN_ID + 1, names.ODD_CUSTOMERS))
-#: (first name, last name, email) of a customer, the same wherever it is needed
-customer_core = PERSONAS.customer
 
 
 def _customers(seed: int, n: int) -> list[Row]:
@@ -65,7 +61,7 @@ def _customers(seed: int, n: int) -> list[Row]:
     rows = [admin]
     for i, (created, modified) in enumerate(change_times(rng, n, BULK_EDITS["customers"])):
         cid = ADMIN_ID + 1 + i
-        first, last, _ = customer_core(seed, cid)
+        first, last, _ = PERSONAS.customer(seed, cid)
         never_updated = rng.random() < 0.1 and modified != BULK_EDITS["customers"][0]
         rows.append(Row(cid, created, 0 if never_updated else modified,
                         name=f"{first} {last}", kind="customer"))

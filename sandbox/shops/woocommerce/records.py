@@ -20,8 +20,6 @@ from sandbox.shops.woocommerce.data import (
     NEGATIVE_LINE_ORDER,
     PERSONAS,
     Row,
-    customer_core,
-    rng_for,
 )
 
 if TYPE_CHECKING:
@@ -107,7 +105,7 @@ def _line_items(picks: list[Pick], discount: int, ids: Iterator[int]) -> tuple[l
 
 
 def order(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "orders", row.id)
+    rng = PERSONAS.rng(store.seed, "orders", row.id)
     first, last, email = _buyer(store, row, rng)
     billing = _address(rng, first, last, email)
     shipping = {k: v for k, v in billing.items() if k != "email"}
@@ -167,7 +165,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
 
 
 def product(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "products", row.id)
+    rng = PERSONAS.rng(store.seed, "products", row.id)
     cat_id, cat_name = _CATEGORY[product_category(row)]
     slug = slugify(row.name)
     children = [store.tables["variations"].rows[v] for v in store.children.get(row.id, ())]
@@ -223,7 +221,7 @@ def product(store: Store, row: Row) -> dict[str, Any]:
 
 def variation(store: Store, row: Row) -> dict[str, Any]:
     color, _, size = row.kind.partition("/")
-    rng = rng_for(store.seed, "variations", row.id)
+    rng = PERSONAS.rng(store.seed, "variations", row.id)
     stock = rng.choice((None, 0, 7, 40))
     return {
         "id": row.id, "type": "variation", "parent_id": row.parent, "name": row.name,
@@ -245,11 +243,11 @@ def variation(store: Store, row: Row) -> dict[str, Any]:
 
 
 def customer(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "customers", row.id)
+    rng = PERSONAS.rng(store.seed, "customers", row.id)
     if row.kind == "administrator":
         first, last, email = "Shop", "Owner", "owner@shop.example"
     else:
-        first, last, email = customer_core(store.seed, row.id)
+        first, last, email = PERSONAS.customer(store.seed, row.id)
     billing = _address(rng, first, last, email)
     return {
         "id": row.id, **_dates(store, "date_created", row.created),

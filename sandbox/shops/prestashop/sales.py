@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from sandbox.shops import basket
 from sandbox.shops.prestashop import names
 from sandbox.shops.prestashop.data import PERSONAS, Row
-from sandbox.shops.prestashop.records import ZERO_DATE, ZERO_DAY, I18n, Record, builds
+from sandbox.shops.prestashop.records import BUILDERS, ZERO_DATE, ZERO_DAY, I18n, Record
 
 if TYPE_CHECKING:
     from sandbox.shops.prestashop.store import Store
@@ -23,7 +23,6 @@ def _secure_key(kind: str, record_id: int, seed: int) -> str:
     return hashlib.md5(f"{kind}/{seed}/{record_id}".encode()).hexdigest()
 
 
-@builds("customers")
 def customer(store: Store, row: Row) -> Record:
     rng = PERSONAS.rng(store.seed, "customers", row.id)
     first, last, email = PERSONAS.customer(store.seed, row.id)
@@ -50,7 +49,6 @@ def customer(store: Store, row: Row) -> Record:
     }
 
 
-@builds("addresses")
 def address(store: Store, row: Row) -> Record:
     rng = PERSONAS.rng(store.seed, "addresses", row.id)
     if row.customer:
@@ -97,7 +95,6 @@ def cart_lines(store: Store, cart_id: int, empty: bool = False) -> list[tuple[in
     return lines
 
 
-@builds("carts")
 def cart(store: Store, row: Row) -> Record:
     rng = PERSONAS.rng(store.seed, "cart-fields", row.id)
     addresses = store.addresses_of.get(row.customer, [])
@@ -119,7 +116,6 @@ def cart(store: Store, row: Row) -> Record:
     }
 
 
-@builds("orders")
 def order(store: Store, row: Row) -> Record:
     rng = PERSONAS.rng(store.seed, "orders", row.id)
     rate = 1.08 if row.flag == 2 else 1.0
@@ -198,7 +194,6 @@ CART_RULES = {
 }
 
 
-@builds("cart_rules")
 def cart_rule(store: Store, row: Row) -> Record:
     code, title, kind, value, currency_id, minimum, customer_id, quantity, active, expired = \
         CART_RULES.get(row.id, (f"RULE{row.id}", names.t(f"Rule {row.id}"), "amount", 1.0, 1,
@@ -221,3 +216,7 @@ def cart_rule(store: Store, row: Row) -> Record:
         "reduction_exclude_special": False, "gift_product": gift, "gift_product_attribute": 0,
         "highlight": False, "active": active, **store.dates(row), "name": I18n(title),
     }
+
+
+BUILDERS.update(customers=customer, addresses=address, carts=cart, orders=order,
+                cart_rules=cart_rule)

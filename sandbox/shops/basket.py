@@ -17,6 +17,7 @@ from typing import Generic, TypeVar
 N = TypeVar("N")
 Opt = TypeVar("Opt")
 C = TypeVar("C")
+V = TypeVar("V")
 
 #: how many lines an order has (most one)
 LINE_COUNTS = (1, 1, 1, 2, 2, 3, 4)
@@ -63,6 +64,11 @@ def pick(rng: random.Random, sellable: Sequence[Sellable[N, Opt]],
         option = rng.choice(product.options) if product.options else None
         lines.append((product, option, rng.choice(QUANTITIES)))
     return lines
+
+
+def weighted(rng: random.Random, choices: Sequence[tuple[V, int]]) -> V:
+    """One of the ``(value, weight)`` ``choices`` (an order's status), drawn by weight."""
+    return rng.choices([value for value, _ in choices], [weight for _, weight in choices])[0]
 
 
 def draw_coupon(rng: random.Random, subtotal: int, coupons: Sequence[C],

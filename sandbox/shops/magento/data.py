@@ -112,17 +112,12 @@ def _products(seed: int, n: int, out: Generated) -> list[Row]:
     return rows
 
 
-def _state(rng: random.Random) -> tuple[str, str]:
-    states = names.ORDER_STATES
-    state, status, _ = rng.choices(states, [w for _, _, w in states])[0]
-    return state, status
-
-
 def _orders(seed: int, n: int, customers: int) -> list[Row]:
     rng = random.Random(f"magento/{seed}/orders")
     rows = []
     for i, (created, updated) in enumerate(_times(rng, n, "orders")):
-        state, status = ("complete", "complete") if i < 3 else _state(rng)
+        state, status = ("complete", "complete") if i < 3 else basket.weighted(
+            rng, names.ORDER_STATES)
         guest = customers == 0 or i == 1 or rng.random() < 0.2
         customer = 0 if guest else rng.randrange(1, customers + 1)
         rows.append(Row(i + 1, created, updated, status, state, customer=customer))

@@ -56,12 +56,12 @@ CATEGORIES = (
     (12, "Sale 2023", 2, False),
 )
 
-#: (state, status, weight): Magento's default order states and statuses, plus one custom
+#: ((state, status), weight): Magento's default order states and statuses, plus one custom
 ORDER_STATES = (
-    ("complete", "complete", 55), ("processing", "processing", 14),
-    ("processing", "ready_for_pickup", 4), ("new", "pending", 6),
-    ("pending_payment", "pending_payment", 3), ("holded", "holded", 3),
-    ("canceled", "canceled", 8), ("closed", "closed", 5), ("payment_review", "fraud", 2),
+    (("complete", "complete"), 55), (("processing", "processing"), 14),
+    (("processing", "ready_for_pickup"), 4), (("new", "pending"), 6),
+    (("pending_payment", "pending_payment"), 3), (("holded", "holded"), 3),
+    (("canceled", "canceled"), 8), (("closed", "closed"), 5), (("payment_review", "fraud"), 2),
 )
 
 #: (code, percent)

@@ -121,14 +121,12 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
 def _carts_and_orders(seed: int, orders: int, abandoned: int, customers: int,
                       languages: int) -> tuple[list[Row], list[Row]]:
     rng = random.Random(f"prestashop/{seed}/orders")
-    weights = [w for _, w in names.STATE_WEIGHTS]
-    states = [s for s, _ in names.STATE_WEIGHTS]
     order_rows, carts = [], []
     for i, (created, modified) in enumerate(change_times(rng, orders, BULK_SECONDS["orders"])):
         customer = (4 if i == 1 and customers >= 4 else
                     rng.randrange(1, customers + 1) if customers else 0)
         lang, currency = rng.randrange(1, languages + 1), 2 if rng.random() < 0.1 else 1
-        state = 5 if i < 3 else rng.choices(states, weights)[0]
+        state = 5 if i < 3 else basket.weighted(rng, names.STATE_WEIGHTS)
         order_rows.append(Row(i + 1, created, modified, customer=customer, state=state,
                               flag=currency, extra=lang))
         cart_at = created - rng.randrange(60, 7200)

@@ -99,13 +99,11 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
 
 def _orders(seed: int, n: int, customers: int) -> list[Row]:
     rng = random.Random(f"shopify/{seed}/orders")
-    statuses = [s for s, _ in names.FINANCIAL_STATUSES]
-    weights = [w for _, w in names.FINANCIAL_STATUSES]
     rows = []
     for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["orders"])):
         guest = customers == 0 or rng.random() < 0.15
         customer = 0 if guest else BASE["customers"] + 1 + rng.randrange(customers)
-        status = "PAID" if i < 3 else rng.choices(statuses, weights)[0]
+        status = "PAID" if i < 3 else basket.weighted(rng, names.FINANCIAL_STATUSES)
         rows.append(Row(BASE["orders"] + 1 + i, created, updated, status, customer=customer,
                         name=f"#{FIRST_ORDER_NUMBER + i}"))
     return rows

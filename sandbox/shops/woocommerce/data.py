@@ -110,13 +110,11 @@ _STATUS_WEIGHTS = (("completed", 60), ("processing", 14), ("on-hold", 5), ("pend
 
 def _orders(seed: int, n: int, customers: int) -> list[Row]:
     rng = random.Random(f"woocommerce/{seed}/orders")
-    statuses = [s for s, _ in _STATUS_WEIGHTS]
-    weights = [w for _, w in _STATUS_WEIGHTS]
     rows = []
     for i, (created, modified) in enumerate(change_times(rng, n, BULK_EDITS["orders"])):
         oid = FIRST_ORDER_ID + i
         status = {4: "trash", 5: "checkout-draft"}.get(i) or (
-            "completed" if i < 4 else rng.choices(statuses, weights)[0])
+            "completed" if i < 4 else basket.weighted(rng, _STATUS_WEIGHTS))
         guest = oid == GUEST_EMAIL_ONLY_ORDER or customers == 0 or rng.random() < 0.15
         customer = 0 if guest else rng.randrange(ADMIN_ID + 1, ADMIN_ID + 1 + customers)
         rows.append(Row(oid, created, modified, status, customer=customer,

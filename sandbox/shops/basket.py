@@ -19,6 +19,8 @@ Opt = TypeVar("Opt")
 C = TypeVar("C")
 V = TypeVar("V")
 
+#: the first word of a generated product's name
+ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
 #: how many lines an order has (most one)
 LINE_COUNTS = (1, 1, 1, 2, 2, 3, 4)
 #: how many of a line's product (most one)

@@ -16,6 +16,14 @@ from functools import lru_cache
 
 #: the email of the odd customer whose last name is "Email"
 BAD_EMAIL = "not-an-email"
+#: customers at fixed ids in every seed (``odd_at``): names that break naive code
+ODD_NAMES = (
+    ("Rene\u0301e", "Zoe\u0308lle-Ha\u0308user"),  # combining accents (not NFC)
+    ("مريم", "الحسيني"),  # right-to-left
+    ("Ana 🌸", "Lima 👩\u200d💻"),  # emoji, with a zero-width joiner
+    ("Bad", "Email"),  # the one whose email is BAD_EMAIL
+    ("小龙", "李"),
+)
 DOMAINS = ("example.com", "example.net", "mail.example")
 #: customers whose names and email a platform keeps drawn (a few MiB)
 CUSTOMERS_KEPT = 50_000

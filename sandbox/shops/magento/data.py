@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sandbox.shops import basket
 from sandbox.shops.magento import names
-from sandbox.shops.people import Personas, odd_at
+from sandbox.shops.people import ODD_NAMES, Personas, odd_at
 from sandbox.shops.table import Generated
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
 
@@ -50,9 +50,10 @@ class Row:
 Sellable = basket.Sellable[str, tuple[int, str, str, int]]
 
 
-#: the platform's customers, and the generator of any record's fields (``rng``)
+#: the platform's customers (the odd ones but "Bad Email": Magento validates an email), and
+#: the generator of any record's fields (``rng``)
 PERSONAS = Personas("magento", names.FIRST_NAMES, names.LAST_NAMES,
-                    odd_at(1, names.ODD_CUSTOMERS))
+                    odd_at(1, [pair for pair in ODD_NAMES if pair[1] != "Email"]))
 
 
 def _updated(rng: random.Random, created: int) -> int:
@@ -90,7 +91,7 @@ def _products(seed: int, n: int, out: Generated) -> list[Row]:
         if i in names.ODD_PRODUCTS:
             name = names.ODD_PRODUCTS[i][0]
         else:
-            name = f"{rng.choice(names.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
+            name = f"{rng.choice(basket.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
         # a SKU with a space and an accent: it must be URL-encoded in a path
         sku = "TEE Été" if i == 0 else f"MG{pid:05d}"
         price = basket.price(rng, 5)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.shops import basket, table
-from sandbox.shops.people import Personas
+from sandbox.shops.people import ODD_NAMES, Personas, odd_at
 from sandbox.shops.prestashop import names
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
 
@@ -48,7 +48,7 @@ class Generated(table.Generated):
 
 
 #: the platform's customers, and the generator of any record's fields (``rng``)
-PERSONAS = Personas("prestashop", names.FIRST_NAMES, names.LAST_NAMES, names.ODD_CUSTOMERS)
+PERSONAS = Personas("prestashop", names.FIRST_NAMES, names.LAST_NAMES, odd_at(1, ODD_NAMES))
 
 
 def _customers(seed: int, n: int, languages: int) -> list[Row]:

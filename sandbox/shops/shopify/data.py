@@ -75,7 +75,8 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["products"])):
         pid = BASE["products"] + 1 + i
         noun = rng.choice(list(names.NOUNS))
-        title = {1: "Tasse ☕ « Café Crème »", 3: "כובע קש"}.get(i, f"{rng.choice(names.ADJECTIVES)} {noun}")
+        adjective = rng.choice(basket.ADJECTIVES)
+        title = {1: "Tasse ☕ « Café Crème »", 3: "כובע קש"}.get(i, f"{adjective} {noun}")
         status = {4: "DRAFT", 5: "ARCHIVED"}.get(i, "ACTIVE")
         price = basket.price(rng)
         vendor = rng.choice(names.VENDORS)

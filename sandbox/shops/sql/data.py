@@ -17,6 +17,8 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from sandbox.shops import basket
+
 Row = dict[str, Any]
 
 START = datetime(2024, 1, 1)
@@ -38,7 +40,6 @@ ODD_CUSTOMERS = (("Rene\u0301e", "Zoe\u0308lle"), ("مريم", "الحسيني")
                  ("Bad", "Email"))
 CITIES = (("Paris", "75011", "FR"), ("Lyon", "69003", "FR"), ("Bruxelles", "1000", "BE"),
           ("Berlin", "10115", "DE"), ("Köln", "50667", "DE"), ("Milano", "20121", "IT"))
-ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
 NOUNS = ("T-Shirt", "Hoodie", "Cap", "Mug", "Poster", "Tea Tin", "Tote Bag", "Scarf")
 COLORS = ("Red", "Blue", "Black", "Green")
 STATES = (("new", "Awaiting payment", False), ("paid", "Payment accepted", True),
@@ -140,7 +141,7 @@ def _products(shop: Shop, n: int) -> None:
     products, variants, images = [], [], []
     for i, (created, updated) in enumerate(_times(rng, n, "products")):
         pid = 100 + i
-        name = f"{rng.choice(ADJECTIVES)} {rng.choice(NOUNS)}"
+        name = f"{rng.choice(basket.ADJECTIVES)} {rng.choice(NOUNS)}"
         price = Decimal("-5.00") if i == 2 else _money(rng.randrange(4, 90) + 0.9)
         products.append({
             "id": pid, "sku": f"SKU-{pid}", "name": name, "description": f"A {name.lower()}.",

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 
 from sandbox.shops import basket, table
-from sandbox.shops.people import Personas, odd_at
+from sandbox.shops.people import ODD_NAMES, Personas, odd_at
 from sandbox.shops.timeline import BULK_EDITS, START, change_times
 from sandbox.shops.woocommerce import names
 
@@ -51,7 +51,7 @@ class Generated(table.Generated):
 
 #: the platform's customers, and the generator of any record's fields (``rng``)
 PERSONAS = Personas("woocommerce", names.FIRST_NAMES, names.LAST_NAMES,
-                    odd_at(ADMIN_ID + 1, names.ODD_CUSTOMERS))
+                    odd_at(ADMIN_ID + 1, ODD_NAMES))
 
 
 def _customers(seed: int, n: int) -> list[Row]:
@@ -81,7 +81,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
         if i in names.ODD_PRODUCTS:
             name = names.ODD_PRODUCTS[i][0]
         else:
-            name = f"{rng.choice(names.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
+            name = f"{rng.choice(basket.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
         price = -500 if i == 2 else 0 if kind == "grouped" else basket.price(rng)
         products.append(Row(pid, created, modified, status, name=name, kind=kind, amount=price))
         children: list[tuple[int, str, int]] = []

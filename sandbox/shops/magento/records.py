@@ -46,10 +46,6 @@ def increment_id(order_id: int) -> str:
     return f"{order_id:09d}"
 
 
-def _pick(rng: random.Random, sellable: list[Sellable], count: int) -> list[Pick]:
-    return basket.pick(rng, sellable, count)
-
-
 def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:
     city, postcode, country, region = rng.choice(names.CITIES)
     return {
@@ -104,7 +100,7 @@ def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tup
 
 def order(store: Store, row: Row) -> dict[str, Any]:
     rng = PERSONAS.rng(store.seed, "orders", row.id)
-    picks = _pick(rng, store.sellable, line_count(rng))
+    picks = basket.pick(rng, store.sellable, line_count(rng))
     first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, str(row.id))
     coupon = names.COUPONS[rng.randrange(len(names.COUPONS))] if rng.random() < 0.15 else None
     created, updated = utc_text(row.created), utc_text(row.updated)
@@ -164,11 +160,11 @@ def order(store: Store, row: Row) -> dict[str, Any]:
 def cart(store: Store, row: Row) -> dict[str, Any]:
     if row.order:
         rng = PERSONAS.rng(store.seed, "orders", row.order)
-        picks = _pick(rng, store.sellable, line_count(rng))
+        picks = basket.pick(rng, store.sellable, line_count(rng))
         first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, str(row.order))
     else:
         rng = PERSONAS.rng(store.seed, "carts", row.id)
-        picks = _pick(rng, store.sellable, row.count)
+        picks = basket.pick(rng, store.sellable, row.count)
         first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, f"cart{row.id}")
     items = [{"item_id": row.id * 10 + i, "sku": child[1] if child else product.label,
               "qty": float(qty), "name": product.name,

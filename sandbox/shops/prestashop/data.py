@@ -148,11 +148,14 @@ def _carts_and_orders(seed: int, orders: int, abandoned: int, customers: int,
     return carts, order_rows
 
 
-def _static(rows: Iterable[tuple[Any, ...]], rng: random.Random, dated: bool) -> list[Row]:
+def _static(rows: Iterable[tuple[Any, ...]], rng: random.Random, dated: bool,
+            parented: bool = False) -> list[Row]:
+    """Reference rows: (id, parent's id when ``parented``, …)."""
     out = []
     for values in rows:
         at = rng.randrange(START - 400 * 86400, START) if dated else 0
-        out.append(Row(int(values[0]), at, at + rng.randrange(0, 200 * 86400) if dated else 0))
+        modified = at + rng.randrange(0, 200 * 86400) if dated else 0
+        out.append(Row(int(values[0]), at, modified, parent=values[1] if parented else 0))
     return out
 
 
@@ -176,15 +179,11 @@ def generate(seed: int, *, customers: int, orders: int, products: int, abandoned
         "order_states": _static(names.ORDER_STATES, rng, False),
         "carriers": _static(names.CARRIERS, rng, False),
         "product_options": _static(names.PRODUCT_OPTIONS, rng, False),
-        "product_option_values": _static(names.PRODUCT_OPTION_VALUES, rng, False),
+        "product_option_values": _static(names.PRODUCT_OPTION_VALUES, rng, False, True),
         "groups": _static(names.GROUPS, rng, True),
-        "categories": _static(names.CATEGORIES, rng, True),
+        "categories": _static(names.CATEGORIES, rng, True, True),
         "manufacturers": _static(names.MANUFACTURERS, rng, True),
         "cart_rules": _static([(i,) for i in range(1, 9)], rng, True),
         "configurations": _static([(i,) for i in range(1, 7)], rng, True),
     }
-    for row in out.rows["categories"]:
-        row.parent = next(c[1] for c in names.CATEGORIES if c[0] == row.id)
-    for row in out.rows["product_option_values"]:
-        row.parent = next(v[1] for v in names.PRODUCT_OPTION_VALUES if v[0] == row.id)
     return out

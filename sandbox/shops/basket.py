@@ -12,11 +12,11 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 N = TypeVar("N")
 Opt = TypeVar("Opt")
-C = TypeVar("C")
+C = TypeVar("C", bound=tuple[Any, ...])
 V = TypeVar("V")
 
 #: the first word of a generated product's name
@@ -73,11 +73,11 @@ def weighted(rng: random.Random, choices: Sequence[tuple[V, int]]) -> V:
     return rng.choices([value for value, _ in choices], [weight for _, weight in choices])[0]
 
 
-def draw_coupon(rng: random.Random, subtotal: int, coupons: Sequence[C],
-                among: int = 5, share: float = 0.12) -> C | None:
-    """A coupon (one of the first ``among``) on a ``share`` of the orders that have
-    something to discount."""
-    return coupons[rng.randrange(among)] if subtotal > 0 and rng.random() < share else None
+def draw_coupon(rng: random.Random, subtotal: int, coupons: Sequence[C]) -> tuple[C | None, int]:
+    """A coupon (one of the first five: ``(code, kind, value, …)``) on 12 % of the orders
+    that have something to discount, and its discount (``coupon_off``; none without)."""
+    coupon = coupons[rng.randrange(5)] if subtotal > 0 and rng.random() < 0.12 else None
+    return coupon, coupon_off(subtotal, coupon[1] == "percent", coupon[2]) if coupon else 0
 
 
 def coupon_off(subtotal: int, percent: bool, value: int) -> int:

@@ -103,8 +103,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
     count = 14 if index == LONG_ORDER_INDEX else rng.choice(basket.LINE_COUNTS)
     picks = _picks(store, rng, count)
     subtotal = sum(v[2] * q for _, v, q in picks)
-    code = basket.draw_coupon(rng, subtotal, names.DISCOUNTS)
-    discount = basket.coupon_off(subtotal, code[1] == "percent", code[2]) if code else 0
+    code, discount = basket.draw_coupon(rng, subtotal, names.DISCOUNTS)
     offs = basket.spread(discount, (v[2] * q for _, v, q in picks))
     lines = [_line(store, BASE["lines"] + index * 20 + j, product, variant, quantity, off)
              for j, ((product, variant, quantity), off) in enumerate(zip(picks, offs, strict=True))]

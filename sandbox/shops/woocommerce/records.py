@@ -44,7 +44,9 @@ def product_category(row: Row) -> str:
     return names.NOUNS.get(row.name.partition(" ")[2], "uncategorized")
 
 
-def _address(rng: Any, first: str, last: str, email: str | None) -> dict[str, Any]:
+def _addresses(rng: Any, first: str, last: str,
+               email: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The billing address (with the email) and the shipping address (the same, without)."""
     city, postcode, country = rng.choice(names.CITIES)
     address = {
         "first_name": first, "last_name": last, "company": "",
@@ -53,9 +55,7 @@ def _address(rng: Any, first: str, last: str, email: str | None) -> dict[str, An
         "address_2": "", "city": city, "state": "", "postcode": postcode, "country": country,
         "phone": f"+33 6 {rng.randrange(10, 99)} {rng.randrange(10, 99)} {rng.randrange(10, 99)}",
     }
-    if email is not None:
-        address["email"] = email
-    return address
+    return {**address, "email": email}, address
 
 
 #: an order's line before its totals: (product id, variation id, name, unit price in cents,
@@ -107,12 +107,10 @@ def _line_items(picks: list[Pick], discount: int, ids: Iterator[int]) -> tuple[l
 def order(store: Store, row: Row) -> dict[str, Any]:
     rng = PERSONAS.rng(store.seed, "orders", row.id)
     first, last, email = _buyer(store, row, rng)
-    billing = _address(rng, first, last, email)
-    shipping = {k: v for k, v in billing.items() if k != "email"}
+    billing, shipping = _addresses(rng, first, last, email)
     picks = _picks(store, row, rng)
     subtotal = sum(price * qty for _, _, _, price, qty, _ in picks)
-    coupon = basket.draw_coupon(rng, subtotal, names.COUPONS)
-    discount = basket.coupon_off(subtotal, coupon[1] == "percent", coupon[2]) if coupon else 0
+    coupon, discount = basket.draw_coupon(rng, subtotal, names.COUPONS)
     item_seq = iter(range(row.id * 10, row.id * 10 + 10))
     lines, cart_tax = _line_items(picks, discount, item_seq)
     items_total = subtotal - discount
@@ -248,13 +246,13 @@ def customer(store: Store, row: Row) -> dict[str, Any]:
         first, last, email = "Shop", "Owner", "owner@shop.example"
     else:
         first, last, email = PERSONAS.customer(store.seed, row.id)
-    billing = _address(rng, first, last, email)
+    billing, shipping = _addresses(rng, first, last, email)
     return {
         "id": row.id, **_dates(store, "date_created", row.created),
         **_dates(store, "date_modified", row.modified or None),
         "email": email, "first_name": first, "last_name": last, "role": row.kind,
         "username": f"{ascii_part(first, 'user')}{row.id}",
-        "billing": billing, "shipping": {k: v for k, v in billing.items() if k != "email"},
+        "billing": billing, "shipping": shipping,
         "is_paying_customer": rng.random() < 0.7,
         "avatar_url": f"https://secure.gravatar.com/avatar/{rng.getrandbits(128):032x}?s=96&d=mm&r=g",
         "meta_data": [],

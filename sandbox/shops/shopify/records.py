@@ -88,10 +88,8 @@ def _line(store: Store, line_id: int, product: Any, variant: tuple[int, str, int
         "discountedTotalSet": bag(store, total), "totalDiscountSet": bag(store, discount),
         "taxLines": [{"__typename": "TaxLine", "title": "TVA", "rate": VAT,
                       "ratePercentage": VAT * 100, "priceSet": bag(store, tax)}],
-        "variant": {"__typename": "ProductVariant", "id": gid("variants", vid),
-                    "legacyResourceId": str(vid), "sku": sku, "title": vtitle},
-        "product": {"__typename": "Product", "id": gid("products", product.id),
-                    "legacyResourceId": str(product.id), "title": product.name},
+        "variant": _ref("ProductVariant", "variants", vid, sku=sku, title=vtitle),
+        "product": _ref("Product", "products", product.id, title=product.name),
     }
 
 

@@ -11,6 +11,7 @@ fields are left out, as Magento's output processor does.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -57,19 +58,17 @@ def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:
     }
 
 
-def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tuple[list[dict], dict]:
-    """The order's item rows and its money totals in cents."""
+def _order_items(row: Row, picks: list[Pick], percent: int,
+                 created: str) -> tuple[list[dict], Counter[str]]:
+    """The order's item rows and its money totals in cents (subtotal, discount, tax, qty)."""
     items: list[dict[str, Any]] = []
-    sums = {"subtotal": 0, "discount": 0, "tax": 0, "qty": 0}
+    sums: Counter[str] = Counter()
     for index, (product, child, qty) in enumerate(picks):
         price = child[3] if child else product.price
         row_total = price * qty
         discount = row_total * percent // 100
         tax = round((row_total - discount) * TAX_PERCENT / 100)
-        sums["subtotal"] += row_total
-        sums["discount"] += discount
-        sums["tax"] += tax
-        sums["qty"] += qty
+        sums.update(subtotal=row_total, discount=discount, tax=tax, qty=qty)
         item_id = row.id * 10 + 2 * index
         common = {"order_id": row.id, "created_at": created, "updated_at": created,
                   "qty_ordered": float(qty), "qty_invoiced": 0.0, "qty_refunded": 0.0,

@@ -17,7 +17,7 @@ import csv
 import json
 import os
 from collections.abc import Iterable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -67,8 +67,6 @@ class Drop:
         """JSON values: times with their offset, decimals as numbers."""
         if isinstance(value, datetime):
             return value.replace(tzinfo=self.tz).isoformat()
-        if isinstance(value, date):
-            return value.isoformat()
         if isinstance(value, Decimal):
             return float(value)
         if isinstance(value, dict):

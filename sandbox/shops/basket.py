@@ -9,18 +9,37 @@ How a platform rounds tax and writes the lines stays with the platform."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
-P = TypeVar("P")
+N = TypeVar("N")
 Opt = TypeVar("Opt")
-C = TypeVar("C")
+C = TypeVar("C", bound=tuple[Any, ...])
+V = TypeVar("V")
 
+#: the first word of a generated product's name
+ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
 #: how many lines an order has (most one)
 LINE_COUNTS = (1, 1, 1, 2, 2, 3, 4)
 #: how many of a line's product (most one)
 QUANTITIES = (1, 1, 1, 2, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class Sellable(Generic[N, Opt]):
+    """What an order line needs of a product, frozen at generation so that orders stay the
+    same when the product is later edited or deleted: its name (PrestaShop's by language),
+    price in cents and options (the platform's variations, variants, child products or
+    combinations, each as the lines show it)."""
+
+    id: int
+    name: N
+    price: int
+    options: tuple[Opt, ...] = ()
+    #: what else the lines show of the product: Magento's SKU, Shopify's vendor
+    label: str = ""
 
 
 def price(rng: random.Random, low: int = 4, high: int = 120) -> int:
@@ -37,24 +56,28 @@ def money(cents: int) -> str:
     return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
-def pick(rng: random.Random, sellable: Sequence[P], count: int,
-         options: Callable[[P], Sequence[Opt]]) -> list[tuple[P, Opt | None, int]]:
-    """``count`` lines (none when nothing is sellable): a product, one of its ``options``
-    when it has any, and a quantity."""
-    lines: list[tuple[P, Opt | None, int]] = []
+def pick(rng: random.Random, sellable: Sequence[Sellable[N, Opt]],
+         count: int) -> list[tuple[Sellable[N, Opt], Opt | None, int]]:
+    """``count`` lines (none when nothing is sellable): a product, one of its options when
+    it has any, and a quantity."""
+    lines: list[tuple[Sellable[N, Opt], Opt | None, int]] = []
     for _ in range(count if sellable else 0):
         product = rng.choice(sellable)
-        choices = options(product)
-        option = rng.choice(choices) if choices else None
+        option = rng.choice(product.options) if product.options else None
         lines.append((product, option, rng.choice(QUANTITIES)))
     return lines
 
 
-def draw_coupon(rng: random.Random, subtotal: int, coupons: Sequence[C],
-                among: int = 5, share: float = 0.12) -> C | None:
-    """A coupon (one of the first ``among``) on a ``share`` of the orders that have
-    something to discount."""
-    return coupons[rng.randrange(among)] if subtotal > 0 and rng.random() < share else None
+def weighted(rng: random.Random, choices: Sequence[tuple[V, int]]) -> V:
+    """One of the ``(value, weight)`` ``choices`` (an order's status), drawn by weight."""
+    return rng.choices([value for value, _ in choices], [weight for _, weight in choices])[0]
+
+
+def draw_coupon(rng: random.Random, subtotal: int, coupons: Sequence[C]) -> tuple[C | None, int]:
+    """A coupon (one of the first five: ``(code, kind, value, …)``) on 12 % of the orders
+    that have something to discount, and its discount (``coupon_off``; none without)."""
+    coupon = coupons[rng.randrange(5)] if subtotal > 0 and rng.random() < 0.12 else None
+    return coupon, coupon_off(subtotal, coupon[1] == "percent", coupon[2]) if coupon else 0
 
 
 def coupon_off(subtotal: int, percent: bool, value: int) -> int:

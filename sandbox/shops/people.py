@@ -16,6 +16,14 @@ from functools import lru_cache
 
 #: the email of the odd customer whose last name is "Email"
 BAD_EMAIL = "not-an-email"
+#: customers at fixed ids in every seed (``odd_at``): names that break naive code
+ODD_NAMES = (
+    ("Rene\u0301e", "Zoe\u0308lle-Ha\u0308user"),  # combining accents (not NFC)
+    ("مريم", "الحسيني"),  # right-to-left
+    ("Ana 🌸", "Lima 👩\u200d💻"),  # emoji, with a zero-width joiner
+    ("Bad", "Email"),  # the one whose email is BAD_EMAIL
+    ("小龙", "李"),
+)
 DOMAINS = ("example.com", "example.net", "mail.example")
 #: customers whose names and email a platform keeps drawn (a few MiB)
 CUSTOMERS_KEPT = 50_000
@@ -68,6 +76,11 @@ class Personas:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_drawn", lru_cache(maxsize=CUSTOMERS_KEPT)(self._draw))
+
+    def rng(self, seed: int, resource: str, record_id: int) -> random.Random:
+        """The generator of one record's fields on this platform (``rng_for``), a customer's
+        or any other's."""
+        return rng_for(self.platform, seed, resource, record_id)
 
     def customer(self, seed: int, customer_id: int) -> tuple[str, str, str]:
         """(first name, last name, email) of a customer, the same wherever it is needed."""

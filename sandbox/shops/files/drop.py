@@ -17,13 +17,13 @@ import csv
 import json
 import os
 from collections.abc import Iterable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sandbox.shops.sql.data import END, Row, Shop
+from sandbox.shops.sql.data import Row, Shop
 
 BROKEN_JSON = '{"id": 999999, "number": "SO-999999", "state": "paid", "total": 12.5'
 FIRST_MTIME = datetime(2025, 6, 24, 23, 0, tzinfo=UTC)
@@ -44,7 +44,10 @@ class Drop:
         folder.mkdir(parents=True, exist_ok=True)
         return folder / name
 
-    def _done(self, path: Path, mtime: datetime | None = None) -> Path:
+    def _done(self, stream: str, rows: list[Row], key: str, path: Path,
+              mtime: datetime | None) -> Path:
+        """Note the ids of the file's ``rows`` and set its modification time."""
+        self.ids.setdefault(stream, []).extend(str(row[key]) for row in rows)
         self._files += 1
         moment = mtime or FIRST_MTIME + timedelta(minutes=self._files)
         os.utime(path, ns=(int(moment.timestamp() * 1e9),) * 2)
@@ -64,8 +67,6 @@ class Drop:
         """JSON values: times with their offset, decimals as numbers."""
         if isinstance(value, datetime):
             return value.replace(tzinfo=self.tz).isoformat()
-        if isinstance(value, date):
-            return value.isoformat()
         if isinstance(value, Decimal):
             return float(value)
         if isinstance(value, dict):
@@ -86,8 +87,7 @@ class Drop:
             for offset, fields in enumerate(broken):
                 writer.writerow(fields)
                 self.ids.setdefault(stream, []).append(f"{stream}/{name}:{start + offset}")
-        self.ids.setdefault(stream, []).extend(str(row[key]) for row in rows)
-        return self._done(path, mtime)
+        return self._done(stream, rows, key, path, mtime)
 
     def jsonl(self, stream: str, name: str, rows: list[Row], key: str = "id",
               broken: Iterable[str] = (), mtime: datetime | None = None) -> Path:
@@ -98,8 +98,7 @@ class Drop:
             lines.insert(at, text)
             self.ids.setdefault(stream, []).append(f"{stream}/{name}:{at + 1}")
         path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
-        self.ids.setdefault(stream, []).extend(str(row[key]) for row in rows)
-        return self._done(path, mtime)
+        return self._done(stream, rows, key, path, mtime)
 
     def parquet(self, stream: str, name: str, rows: list[Row], key: str = "id",
                 mtime: datetime | None = None) -> Path:
@@ -110,16 +109,14 @@ class Drop:
         typed = [{k: v.replace(tzinfo=self.tz).astimezone(UTC) if isinstance(v, datetime) else v
                   for k, v in row.items()} for row in rows]
         pq.write_table(pa.Table.from_pylist(typed), path)
-        self.ids.setdefault(stream, []).extend(str(row[key]) for row in rows)
-        return self._done(path, mtime)
+        return self._done(stream, rows, key, path, mtime)
 
 
 def order_export(shop: Shop) -> list[Row]:
     """Orders as the shop's exporter writes them: totals computed, customer nested, lines
     inline."""
     customers = {c["id"]: c for c in shop.tables["customers"]}
-    paid = {code: flag for code, _, flag in
-            ((s["code"], s["label"], s["paid"]) for s in shop.tables["order_states"])}
+    paid = {state["code"]: state["paid"] for state in shop.tables["order_states"]}
     items: dict[int, list[Row]] = {}
     for item in shop.tables["order_items"]:
         items.setdefault(item["order_id"], []).append(
@@ -181,10 +178,9 @@ def write_drop(root: Path, shop: Shop, *, timezone: str = "Europe/Paris",
             ["", "nobody@example.org", *[""] * (width - 2)],
             ["77777", "too@many.example", *[""] * (width - 1)],
         ] if broken else [])
-    if want("products"):
-        drop.parquet("products", "products.parquet", t["products"])
-    if want("variations"):
-        drop.parquet("variations", "variants.parquet", t["variants"])
+    for stream, table in (("products", "products"), ("variations", "variants")):
+        if want(stream):
+            drop.parquet(stream, f"{table}.parquet", t[table])
     if want("vouchers"):
         kinds = {"percent": "percentage_reduction", "shipping": "free_shipping"}
         drop.jsonl("vouchers", "coupons.jsonl", [
@@ -205,5 +201,3 @@ def touch_time(seconds_ago: float = 5.0) -> datetime:
     """A modification time a few seconds in the past: settled for the engine's read."""
     return datetime.now(UTC) - timedelta(seconds=seconds_ago)
 
-
-__all__ = ["END", "Drop", "order_export", "touch_time", "write_drop", "write_orders"]

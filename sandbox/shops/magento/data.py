@@ -11,13 +11,12 @@ lifetime (30 days), so only recent orders still have theirs, next to the active 
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import dataclass
 
-from sandbox.shops import basket, people
+from sandbox.shops import basket
 from sandbox.shops.magento import names
-from sandbox.shops.people import Personas, odd_at
+from sandbox.shops.people import ODD_NAMES, Personas, odd_at
 from sandbox.shops.table import Generated
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
 
@@ -46,24 +45,15 @@ class Row:
     count: int = 0  # quote items_count
 
 
-@dataclass(frozen=True, slots=True)
-class Sellable:
-    """What an order line needs of a product, frozen at generation so that orders stay the
-    same when the product is later edited or deleted."""
-
-    id: int
-    sku: str
-    name: str
-    price: int
-    children: tuple[tuple[int, str, str, int], ...] = ()  # (id, sku, name, price)
+#: a product an order line may hold, its SKU the label; its options are its child
+#: products: (id, sku, name, price)
+Sellable = basket.Sellable[str, tuple[int, str, str, int]]
 
 
-#: the generator of one record's fields (``people.rng_for``)
-rng_for = functools.partial(people.rng_for, "magento")
+#: the platform's customers (the odd ones but "Bad Email": Magento validates an email), and
+#: the generator of any record's fields (``rng``)
 PERSONAS = Personas("magento", names.FIRST_NAMES, names.LAST_NAMES,
-                    odd_at(1, names.ODD_CUSTOMERS))
-#: (first name, last name, email) of a customer, the same wherever it is needed
-customer_core = PERSONAS.customer
+                    odd_at(1, [pair for pair in ODD_NAMES if pair[1] != "Email"]))
 
 
 def _updated(rng: random.Random, created: int) -> int:
@@ -85,7 +75,7 @@ def _customers(seed: int, n: int) -> list[Row]:
     rng = random.Random(f"magento/{seed}/customers")
     rows = []
     for i, (created, updated) in enumerate(_times(rng, n, "customers")):
-        first, last, email = customer_core(seed, i + 1)
+        first, last, email = PERSONAS.customer(seed, i + 1)
         rows.append(Row(i + 1, created, updated, name=f"{first} {last}", sku=email))
     return rows
 
@@ -101,7 +91,7 @@ def _products(seed: int, n: int, out: Generated) -> list[Row]:
         if i in names.ODD_PRODUCTS:
             name = names.ODD_PRODUCTS[i][0]
         else:
-            name = f"{rng.choice(names.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
+            name = f"{rng.choice(basket.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
         # a SKU with a space and an accent: it must be URL-encoded in a path
         sku = "TEE Été" if i == 0 else f"MG{pid:05d}"
         price = basket.price(rng, 5)
@@ -119,21 +109,16 @@ def _products(seed: int, n: int, out: Generated) -> list[Row]:
                                 name=cname, kind="simple", sku=csku, amount=cprice))
                 children.append((cid, csku, cname, cprice))
         if row.active:
-            out.sellable.append(Sellable(pid, sku, name, price, tuple(children)))
+            out.sellable.append(basket.Sellable(pid, name, price, tuple(children), sku))
     return rows
-
-
-def _state(rng: random.Random) -> tuple[str, str]:
-    states = names.ORDER_STATES
-    state, status, _ = rng.choices(states, [w for _, _, w in states])[0]
-    return state, status
 
 
 def _orders(seed: int, n: int, customers: int) -> list[Row]:
     rng = random.Random(f"magento/{seed}/orders")
     rows = []
     for i, (created, updated) in enumerate(_times(rng, n, "orders")):
-        state, status = ("complete", "complete") if i < 3 else _state(rng)
+        state, status = ("complete", "complete") if i < 3 else basket.weighted(
+            rng, names.ORDER_STATES)
         guest = customers == 0 or i == 1 or rng.random() < 0.2
         customer = 0 if guest else rng.randrange(1, customers + 1)
         rows.append(Row(i + 1, created, updated, status, state, customer=customer))
@@ -150,7 +135,7 @@ def _carts(seed: int, n: int, orders: list[Row], customers: int, sellable: bool)
     rows = []
     for order in orders:
         if order.created >= END - QUOTE_LIFETIME:
-            picked = line_count(rng_for(seed, "orders", order.id)) if sellable else 0
+            picked = line_count(PERSONAS.rng(seed, "orders", order.id)) if sellable else 0
             rows.append(Row(quote_id(order.id), order.created - 600, order.created,
                             active=False, customer=order.customer, order=order.id,
                             count=picked))

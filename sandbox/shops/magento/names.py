@@ -17,15 +17,6 @@ CITIES = (
     ("Zürich", "8001", "CH", "Zürich"), ("Paris", "75011", "FR", "Île-de-France"),
     ("Kraków", "31-001", "PL", "Małopolskie"), ("Austin", "78701", "US", "Texas"),
 )
-#: customers at these positions are the same in every seed: names that break naive code
-ODD_CUSTOMERS = (
-    ("Rene\u0301e", "Zoe\u0308lle-Ha\u0308user"),  # combining accents (not NFC)
-    ("مريم", "الحسيني"),  # right-to-left
-    ("Ana 🌸", "Lima 👩\u200d💻"),  # emoji with a zero-width joiner
-    ("小龙", "李"),
-)
-
-ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
 #: noun -> category id
 NOUNS = {
     "T-Shirt": 4, "Hoodie": 4, "Cap": 5, "Beanie": 5, "Mug": 7, "Tea Tin": 8,
@@ -56,12 +47,12 @@ CATEGORIES = (
     (12, "Sale 2023", 2, False),
 )
 
-#: (state, status, weight): Magento's default order states and statuses, plus one custom
+#: ((state, status), weight): Magento's default order states and statuses, plus one custom
 ORDER_STATES = (
-    ("complete", "complete", 55), ("processing", "processing", 14),
-    ("processing", "ready_for_pickup", 4), ("new", "pending", 6),
-    ("pending_payment", "pending_payment", 3), ("holded", "holded", 3),
-    ("canceled", "canceled", 8), ("closed", "closed", 5), ("payment_review", "fraud", 2),
+    (("complete", "complete"), 55), (("processing", "processing"), 14),
+    (("processing", "ready_for_pickup"), 4), (("new", "pending"), 6),
+    (("pending_payment", "pending_payment"), 3), (("holded", "holded"), 3),
+    (("canceled", "canceled"), 8), (("closed", "closed"), 5), (("payment_review", "fraud"), 2),
 )
 
 #: (code, percent)

@@ -11,6 +11,7 @@ fields are left out, as Magento's output processor does.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +21,8 @@ from sandbox.shops.magento.data import (
     PERSONAS,
     Row,
     Sellable,
-    customer_core,
     line_count,
     quote_id,
-    rng_for,
 )
 from sandbox.shops.people import slugify
 
@@ -48,10 +47,6 @@ def increment_id(order_id: int) -> str:
     return f"{order_id:09d}"
 
 
-def _pick(rng: random.Random, sellable: list[Sellable], count: int) -> list[Pick]:
-    return basket.pick(rng, sellable, count, lambda p: p.children)
-
-
 def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:
     city, postcode, country, region = rng.choice(names.CITIES)
     return {
@@ -63,19 +58,17 @@ def _address(rng: random.Random, first: str, last: str) -> dict[str, Any]:
     }
 
 
-def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tuple[list[dict], dict]:
-    """The order's item rows and its money totals in cents."""
+def _order_items(row: Row, picks: list[Pick], percent: int,
+                 created: str) -> tuple[list[dict], Counter[str]]:
+    """The order's item rows and its money totals in cents (subtotal, discount, tax, qty)."""
     items: list[dict[str, Any]] = []
-    sums = {"subtotal": 0, "discount": 0, "tax": 0, "qty": 0}
+    sums: Counter[str] = Counter()
     for index, (product, child, qty) in enumerate(picks):
         price = child[3] if child else product.price
         row_total = price * qty
         discount = row_total * percent // 100
         tax = round((row_total - discount) * TAX_PERCENT / 100)
-        sums["subtotal"] += row_total
-        sums["discount"] += discount
-        sums["tax"] += tax
-        sums["qty"] += qty
+        sums.update(subtotal=row_total, discount=discount, tax=tax, qty=qty)
         item_id = row.id * 10 + 2 * index
         common = {"order_id": row.id, "created_at": created, "updated_at": created,
                   "qty_ordered": float(qty), "qty_invoiced": 0.0, "qty_refunded": 0.0,
@@ -84,7 +77,7 @@ def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tup
         parent = {
             "item_id": item_id, **common, "product_id": product.id,
             "product_type": "configurable" if child else "simple",
-            "sku": child[1] if child else product.sku, "name": product.name,
+            "sku": child[1] if child else product.label, "name": product.name,
             "price": money(price), "base_price": money(price), "original_price": money(price),
             "price_incl_tax": money(round(price * (100 + TAX_PERCENT) / 100)),
             "row_total": money(row_total), "base_row_total": money(row_total),
@@ -105,8 +98,8 @@ def _order_items(row: Row, picks: list[Pick], percent: int, created: str) -> tup
 
 
 def order(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "orders", row.id)
-    picks = _pick(rng, store.sellable, line_count(rng))
+    rng = PERSONAS.rng(store.seed, "orders", row.id)
+    picks = basket.pick(rng, store.sellable, line_count(rng))
     first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, str(row.id))
     coupon = names.COUPONS[rng.randrange(len(names.COUPONS))] if rng.random() < 0.15 else None
     created, updated = utc_text(row.created), utc_text(row.updated)
@@ -165,14 +158,14 @@ def order(store: Store, row: Row) -> dict[str, Any]:
 
 def cart(store: Store, row: Row) -> dict[str, Any]:
     if row.order:
-        rng = rng_for(store.seed, "orders", row.order)
-        picks = _pick(rng, store.sellable, line_count(rng))
+        rng = PERSONAS.rng(store.seed, "orders", row.order)
+        picks = basket.pick(rng, store.sellable, line_count(rng))
         first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, str(row.order))
     else:
-        rng = rng_for(store.seed, "carts", row.id)
-        picks = _pick(rng, store.sellable, row.count)
+        rng = PERSONAS.rng(store.seed, "carts", row.id)
+        picks = basket.pick(rng, store.sellable, row.count)
         first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, f"cart{row.id}")
-    items = [{"item_id": row.id * 10 + i, "sku": child[1] if child else product.sku,
+    items = [{"item_id": row.id * 10 + i, "sku": child[1] if child else product.label,
               "qty": float(qty), "name": product.name,
               "price": money(child[3] if child else product.price),
               "product_type": "configurable" if child else "simple", "quote_id": str(row.id)}
@@ -216,8 +209,8 @@ def cart(store: Store, row: Row) -> dict[str, Any]:
 
 
 def customer(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "customers", row.id)
-    first, last, _ = customer_core(store.seed, row.id)
+    rng = PERSONAS.rng(store.seed, "customers", row.id)
+    first, last, _ = PERSONAS.customer(store.seed, row.id)
     record: dict[str, Any] = {
         "id": row.id, "group_id": rng.choice((1, 1, 1, 2, 3)),
         "created_at": utc_text(row.created), "updated_at": utc_text(row.updated),
@@ -241,7 +234,7 @@ def customer(store: Store, row: Row) -> dict[str, Any]:
 
 
 def product(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "products", row.id)
+    rng = PERSONAS.rng(store.seed, "products", row.id)
     parent = store.tables["products"].rows.get(row.parent) if row.parent else None
     base = parent or row
     category = next((cid for i, (n, cid) in names.ODD_PRODUCTS.items() if n == base.name),

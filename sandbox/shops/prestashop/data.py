@@ -8,14 +8,13 @@ seeded with a string, so the same seed gives the same shop on every machine.
 
 from __future__ import annotations
 
-import functools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.shops import basket, people, table
-from sandbox.shops.people import Personas
+from sandbox.shops import basket, table
+from sandbox.shops.people import ODD_NAMES, Personas, odd_at
 from sandbox.shops.prestashop import names
 from sandbox.shops.timeline import BULK_EDITS, END, START, change_times
 
@@ -42,28 +41,14 @@ class Row:
     amount: int = 0  # cents
 
 
-@dataclass(frozen=True, slots=True)
-class Sellable:
-    """What a cart line needs of a product, frozen at generation so that old orders stay
-    the same when the product is later edited or deleted."""
-
-    id: int
-    names: dict[int, str]
-    price: int  # cents, tax excluded
-    combinations: tuple[tuple[int, int, str], ...] = ()  # (id, price impact, "S, Red")
-
-
 @dataclass
 class Generated(table.Generated):
     #: product id -> its name in each language
     titles: dict[int, dict[int, str]] = field(default_factory=dict)
 
 
-#: the generator of one record's fields (``people.rng_for``)
-rng_for = functools.partial(people.rng_for, "prestashop")
-PERSONAS = Personas("prestashop", names.FIRST_NAMES, names.LAST_NAMES, names.ODD_CUSTOMERS)
-#: (first name, last name, email) of a customer, the same wherever it is needed
-customer_core = PERSONAS.customer
+#: the platform's customers, and the generator of any record's fields (``rng``)
+PERSONAS = Personas("prestashop", names.FIRST_NAMES, names.LAST_NAMES, odd_at(1, ODD_NAMES))
 
 
 def _customers(seed: int, n: int, languages: int) -> list[Row]:
@@ -71,7 +56,7 @@ def _customers(seed: int, n: int, languages: int) -> list[Row]:
     rows = []
     for i, (created, modified) in enumerate(change_times(rng, n, BULK_SECONDS["customers"])):
         cid = i + 1
-        first, last, _ = customer_core(seed, cid)
+        first, last, _ = PERSONAS.customer(seed, cid)
         # flag: 0 registered, 1 guest checkout, 2 deleted (kept with deleted=1)
         flag = 1 if cid == 6 or rng.random() < 0.12 else 2 if cid == 7 else 0
         rows.append(Row(cid, created, modified, parent=rng.randrange(1, languages + 1),
@@ -128,21 +113,20 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
                                         amount=impact))
                 children.append((len(combinations), impact, f"{size},{color}"))
         if row.state and kind in (0, 1, 3):
-            out.sellable.append(Sellable(pid, title, price, tuple(children)))
+            # priced tax excluded; its options are its combinations (id, price impact, "size,color")
+            out.sellable.append(basket.Sellable(pid, title, price, tuple(children)))
     return products, combinations
 
 
 def _carts_and_orders(seed: int, orders: int, abandoned: int, customers: int,
                       languages: int) -> tuple[list[Row], list[Row]]:
     rng = random.Random(f"prestashop/{seed}/orders")
-    weights = [w for _, w in names.STATE_WEIGHTS]
-    states = [s for s, _ in names.STATE_WEIGHTS]
     order_rows, carts = [], []
     for i, (created, modified) in enumerate(change_times(rng, orders, BULK_SECONDS["orders"])):
         customer = (4 if i == 1 and customers >= 4 else
                     rng.randrange(1, customers + 1) if customers else 0)
         lang, currency = rng.randrange(1, languages + 1), 2 if rng.random() < 0.1 else 1
-        state = 5 if i < 3 else rng.choices(states, weights)[0]
+        state = 5 if i < 3 else basket.weighted(rng, names.STATE_WEIGHTS)
         order_rows.append(Row(i + 1, created, modified, customer=customer, state=state,
                               flag=currency, extra=lang))
         cart_at = created - rng.randrange(60, 7200)
@@ -164,11 +148,14 @@ def _carts_and_orders(seed: int, orders: int, abandoned: int, customers: int,
     return carts, order_rows
 
 
-def _static(rows: Iterable[tuple[Any, ...]], rng: random.Random, dated: bool) -> list[Row]:
+def _static(rows: Iterable[tuple[Any, ...]], rng: random.Random, dated: bool,
+            parented: bool = False) -> list[Row]:
+    """Reference rows: (id, parent's id when ``parented``, …)."""
     out = []
     for values in rows:
         at = rng.randrange(START - 400 * 86400, START) if dated else 0
-        out.append(Row(int(values[0]), at, at + rng.randrange(0, 200 * 86400) if dated else 0))
+        modified = at + rng.randrange(0, 200 * 86400) if dated else 0
+        out.append(Row(int(values[0]), at, modified, parent=values[1] if parented else 0))
     return out
 
 
@@ -192,15 +179,11 @@ def generate(seed: int, *, customers: int, orders: int, products: int, abandoned
         "order_states": _static(names.ORDER_STATES, rng, False),
         "carriers": _static(names.CARRIERS, rng, False),
         "product_options": _static(names.PRODUCT_OPTIONS, rng, False),
-        "product_option_values": _static(names.PRODUCT_OPTION_VALUES, rng, False),
+        "product_option_values": _static(names.PRODUCT_OPTION_VALUES, rng, False, True),
         "groups": _static(names.GROUPS, rng, True),
-        "categories": _static(names.CATEGORIES, rng, True),
+        "categories": _static(names.CATEGORIES, rng, True, True),
         "manufacturers": _static(names.MANUFACTURERS, rng, True),
         "cart_rules": _static([(i,) for i in range(1, 9)], rng, True),
         "configurations": _static([(i,) for i in range(1, 7)], rng, True),
     }
-    for row in out.rows["categories"]:
-        row.parent = next(c[1] for c in names.CATEGORIES if c[0] == row.id)
-    for row in out.rows["product_option_values"]:
-        row.parent = next(v[1] for v in names.PRODUCT_OPTION_VALUES if v[0] == row.id)
     return out

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from sandbox.shops.people import slugify
 from sandbox.shops.prestashop import names
-from sandbox.shops.prestashop.data import PRODUCT_KINDS, Row, rng_for
+from sandbox.shops.prestashop.data import PERSONAS, PRODUCT_KINDS, Row
 
 if TYPE_CHECKING:
     from sandbox.shops.prestashop.store import Store
@@ -22,19 +22,12 @@ if TYPE_CHECKING:
 ZERO_DATE = "0000-00-00 00:00:00"
 ZERO_DAY = "0000-00-00"
 Record = dict[str, Any]
-Builder = Callable[["Store", Row], Record]
-BUILDERS: dict[str, Builder] = {}
+#: resource -> the builder of its records (sales.py adds those of customers, carts, orders…)
+BUILDERS: dict[str, Callable[[Store, Row], Record]] = {}
 
 
 class I18n(dict[int, str]):
     """A multilingual field: language id -> text."""
-
-
-def builds(resource: str) -> Callable[[Builder], Builder]:
-    def register(fn: Builder) -> Builder:
-        BUILDERS[resource] = fn
-        return fn
-    return register
 
 
 def slugs(title: dict[int, str]) -> I18n:
@@ -45,7 +38,6 @@ def _row_of(table: tuple[tuple[Any, ...], ...], record_id: int) -> tuple[Any, ..
     return next(values for values in table if values[0] == record_id)
 
 
-@builds("languages")
 def language(store: Store, row: Row) -> Record:
     _, name, iso, locale, code, needed = _row_of(names.LANGUAGES, row.id)
     return {"id": row.id, "name": name, "iso_code": iso, "locale": locale,
@@ -54,7 +46,6 @@ def language(store: Store, row: Row) -> Record:
             "date_format_full": "m/d/Y H:i:s" if iso == "en" else "d/m/Y H:i:s"}
 
 
-@builds("currencies")
 def currency(store: Store, row: Row) -> Record:
     _, iso, numeric, name, symbol, rate = _row_of(names.CURRENCIES, row.id)
     return {"id": row.id, "name": name, "symbol": symbol, "iso_code": iso,
@@ -62,7 +53,6 @@ def currency(store: Store, row: Row) -> Record:
             "deleted": False, "active": True}
 
 
-@builds("countries")
 def country(store: Store, row: Row) -> Record:
     _, iso, prefix, title = _row_of(names.COUNTRIES, row.id)
     return {"id": row.id, "id_zone": 1, "id_currency": 0, "call_prefix": prefix,
@@ -71,7 +61,6 @@ def country(store: Store, row: Row) -> Record:
             "zip_code_format": "NNNNN", "display_tax_label": True, "name": I18n(title)}
 
 
-@builds("configurations")
 def configuration(store: Store, row: Row) -> Record:
     name, value = {
         1: ("PS_SHOP_NAME", "shopsync fake shop"), 2: ("PS_TIMEZONE", store.settings.timezone),
@@ -83,14 +72,12 @@ def configuration(store: Store, row: Row) -> Record:
             **store.dates(row)}
 
 
-@builds("groups")
 def group(store: Store, row: Row) -> Record:
     _, title = _row_of(names.GROUPS, row.id)
     return {"id": row.id, "reduction": 5.0 if row.id == 5 else 0.0, "price_display_method": 0,
             "show_prices": True, **store.dates(row), "name": I18n(title)}
 
 
-@builds("order_states")
 def order_state(store: Store, row: Row) -> Record:
     (_, title, color, paid, shipped, delivery, invoice, logable, deleted,
      template) = _row_of(names.ORDER_STATES, row.id)
@@ -102,7 +89,6 @@ def order_state(store: Store, row: Row) -> Record:
             "template": I18n({lang: template for lang in title})}
 
 
-@builds("carriers")
 def carrier(store: Store, row: Row) -> Record:
     _, name, reference, active, deleted, free, delay = _row_of(names.CARRIERS, row.id)
     return {"id": row.id, "deleted": bool(deleted), "is_module": False,
@@ -122,7 +108,6 @@ def _depth(category_id: int) -> int:
     return depth
 
 
-@builds("categories")
 def category(store: Store, row: Row) -> Record:
     title = I18n(_row_of(names.CATEGORIES, row.id)[2]) if row.id <= len(names.CATEGORIES) \
         else I18n(names.t(f"Category {row.id}", f"Catégorie {row.id}", f"Kategorie {row.id}"))
@@ -139,7 +124,6 @@ def category(store: Store, row: Row) -> Record:
             "associations": {"categories": [{"id": c} for c in children]}}
 
 
-@builds("manufacturers")
 def manufacturer(store: Store, row: Row) -> Record:
     known = row.id <= len(names.MANUFACTURERS)
     name = _row_of(names.MANUFACTURERS, row.id)[1] if known else f"Brand {row.id}"
@@ -153,7 +137,6 @@ def manufacturer(store: Store, row: Row) -> Record:
                                            if a.extra == row.id]}}
 
 
-@builds("product_options")
 def product_option(store: Store, row: Row) -> Record:
     _, title, public, color = _row_of(names.PRODUCT_OPTIONS, row.id)
     values = [v[0] for v in names.PRODUCT_OPTION_VALUES if v[1] == row.id]
@@ -162,21 +145,19 @@ def product_option(store: Store, row: Row) -> Record:
             "associations": {"product_option_values": [{"id": v} for v in values]}}
 
 
-@builds("product_option_values")
 def product_option_value(store: Store, row: Row) -> Record:
     _, group_id, title, color = _row_of(names.PRODUCT_OPTION_VALUES, row.id)
     return {"id": row.id, "id_attribute_group": group_id, "color": color,
             "position": row.id, "name": I18n(title)}
 
 
-@builds("products")
 def product(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "products", row.id)
+    rng = PERSONAS.rng(store.seed, "products", row.id)
     title = I18n(store.titles.get(row.id) or names.t(row.name))
     kind = PRODUCT_KINDS[row.flag]
     combos = [store.tables["combinations"].rows[c] for c in store.children.get(row.id, ())]
     images = [row.id * 10 + k for k in range(1, row.extra + 1)]
-    stock = sum(rng_for(store.seed, "combinations", c.id).randrange(0, 40) for c in combos) \
+    stock = sum(PERSONAS.rng(store.seed, "combinations", c.id).randrange(0, 40) for c in combos) \
         if combos else rng.choice((0, 3, 25, 140))
     options = sorted({v for c in combos for v in divmod(c.extra, 100)})
     return {
@@ -221,9 +202,8 @@ def product(store: Store, row: Row) -> Record:
     }
 
 
-@builds("combinations")
 def combination(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "combinations", row.id)
+    rng = PERSONAS.rng(store.seed, "combinations", row.id)
     size, color = divmod(row.extra, 100)
     return {"id": row.id, "id_product": row.parent, "location": "", "ean13": "", "isbn": "",
             "upc": "", "mpn": "", "quantity": rng.randrange(0, 40),
@@ -234,3 +214,10 @@ def combination(store: Store, row: Row) -> Record:
             "available_date": ZERO_DAY,
             "associations": {"product_option_values": [{"id": size}, {"id": color}],
                              "images": []}}
+
+
+BUILDERS.update(
+    languages=language, currencies=currency, countries=country, configurations=configuration,
+    groups=group, order_states=order_state, carriers=carrier, categories=category,
+    manufacturers=manufacturer, product_options=product_option,
+    product_option_values=product_option_value, products=product, combinations=combination)

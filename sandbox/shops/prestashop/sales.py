@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from sandbox.shops import basket
 from sandbox.shops.prestashop import names
-from sandbox.shops.prestashop.data import Row, customer_core, rng_for
-from sandbox.shops.prestashop.records import ZERO_DATE, ZERO_DAY, I18n, Record, builds
+from sandbox.shops.prestashop.data import PERSONAS, Row
+from sandbox.shops.prestashop.records import BUILDERS, ZERO_DATE, ZERO_DAY, I18n, Record
 
 if TYPE_CHECKING:
     from sandbox.shops.prestashop.store import Store
@@ -23,10 +23,9 @@ def _secure_key(kind: str, record_id: int, seed: int) -> str:
     return hashlib.md5(f"{kind}/{seed}/{record_id}".encode()).hexdigest()
 
 
-@builds("customers")
 def customer(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "customers", row.id)
-    first, last, email = customer_core(store.seed, row.id)
+    rng = PERSONAS.rng(store.seed, "customers", row.id)
+    first, last, email = PERSONAS.customer(store.seed, row.id)
     guest, vip = row.flag == 1, rng.random() < 0.1
     newsletter = not guest and rng.random() < 0.3
     groups = [2] if guest else [3, 4] if vip else [3]
@@ -50,11 +49,10 @@ def customer(store: Store, row: Row) -> Record:
     }
 
 
-@builds("addresses")
 def address(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "addresses", row.id)
+    rng = PERSONAS.rng(store.seed, "addresses", row.id)
     if row.customer:
-        first, last, _ = customer_core(store.seed, row.customer)
+        first, last, _ = PERSONAS.customer(store.seed, row.customer)
         city, postcode, _ = names.CITIES[row.state % len(names.CITIES)]
     else:
         first, last, (city, postcode, _) = "", "", names.CITIES[0]
@@ -79,27 +77,26 @@ def address(store: Store, row: Row) -> Record:
 def cart_lines(store: Store, cart_id: int, empty: bool = False) -> list[tuple[int, int, int, int, dict[int, str], str]]:
     """(product, combination, quantity, unit price tax excl in cents, names, reference)
     of a cart, the same for the cart and its order."""
-    rng = rng_for(store.seed, "carts", cart_id)
+    rng = PERSONAS.rng(store.seed, "carts", cart_id)
     if empty or not store.sellable:
         return []
     lines = []
     count = rng.choice(basket.LINE_COUNTS)
-    for item, combo, qty in basket.pick(rng, store.sellable, count, lambda i: i.combinations):
+    for item, combo, qty in basket.pick(rng, store.sellable, count):
         price = item.price + (combo[1] if combo else 0)
-        label = item.names
+        label = item.name
         if combo is not None:
             size, color = (int(v) for v in combo[2].split(","))
             size_name = next(v[2] for v in names.PRODUCT_OPTION_VALUES if v[0] == size)
             color_name = next(v[2] for v in names.PRODUCT_OPTION_VALUES if v[0] == color)
             label = {k: f"{v} - Size : {size_name[k]}- Color : {color_name[k]}"
-                     for k, v in item.names.items()}
+                     for k, v in item.name.items()}
         lines.append((item.id, combo[0] if combo else 0, qty, price, label, f"demo_{item.id}"))
     return lines
 
 
-@builds("carts")
 def cart(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "cart-fields", row.id)
+    rng = PERSONAS.rng(store.seed, "cart-fields", row.id)
     addresses = store.addresses_of.get(row.customer, [])
     lines = cart_lines(store, row.id, empty=row.state == 1)
     carrier = rng.choice(names.LIVE_CARRIERS) if addresses and lines else 0
@@ -119,9 +116,8 @@ def cart(store: Store, row: Row) -> Record:
     }
 
 
-@builds("orders")
 def order(store: Store, row: Row) -> Record:
-    rng = rng_for(store.seed, "orders", row.id)
+    rng = PERSONAS.rng(store.seed, "orders", row.id)
     rate = 1.08 if row.flag == 2 else 1.0
     lines, state = cart_lines(store, row.parent), row.state
     addresses = store.addresses_of.get(row.customer, [])
@@ -198,7 +194,6 @@ CART_RULES = {
 }
 
 
-@builds("cart_rules")
 def cart_rule(store: Store, row: Row) -> Record:
     code, title, kind, value, currency_id, minimum, customer_id, quantity, active, expired = \
         CART_RULES.get(row.id, (f"RULE{row.id}", names.t(f"Rule {row.id}"), "amount", 1.0, 1,
@@ -221,3 +216,7 @@ def cart_rule(store: Store, row: Row) -> Record:
         "reduction_exclude_special": False, "gift_product": gift, "gift_product_attribute": 0,
         "highlight": False, "active": active, **store.dates(row), "name": I18n(title),
     }
+
+
+BUILDERS.update(customers=customer, addresses=address, carts=cart, orders=order,
+                cart_rules=cart_rule)

@@ -7,11 +7,10 @@ like Shopify's, and every GID is ``gid://shopify/{Type}/{id}``.
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import dataclass
 
-from sandbox.shops import basket, people
+from sandbox.shops import basket
 from sandbox.shops.people import Personas, odd_at
 from sandbox.shops.shopify import names
 from sandbox.shops.table import Generated
@@ -49,26 +48,12 @@ class Row:
     extra: str = ""  # event: subject type; checkout: completed flag
 
 
-@dataclass(frozen=True, slots=True)
-class Sellable:
-    """What an order line needs of a product, frozen at generation so that orders stay the
-    same when the product is later edited or deleted."""
-
-    id: int
-    title: str
-    vendor: str
-    variants: tuple[tuple[int, str, int, str], ...]  # (id, title, price in cents, sku)
-
-
-#: the generator of one record's fields (``people.rng_for``)
-rng_for = functools.partial(people.rng_for, "shopify")
+#: the platform's customers, and the generator of any record's fields (``rng``)
 PERSONAS = Personas(
     "shopify", names.FIRST_NAMES, names.LAST_NAMES,
     odd_at(BASE["customers"] + 1, names.ODD_CUSTOMERS),
     odd_email=lambda customer_id: f"odd{customer_id - BASE['customers'] - 1}@example.org",
     tag=lambda customer_id: customer_id % 100000, domains=("example.com",))
-#: (first name, last name, email) of a customer, the same wherever it is needed
-customer_core = PERSONAS.customer
 
 
 def _customers(seed: int, n: int) -> list[Row]:
@@ -76,7 +61,7 @@ def _customers(seed: int, n: int) -> list[Row]:
     rows = []
     for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["customers"])):
         cid = BASE["customers"] + 1 + i
-        first, last, _ = customer_core(seed, cid)
+        first, last, _ = PERSONAS.customer(seed, cid)
         state = "DISABLED" if rng.random() < 0.05 else "ENABLED"
         rows.append(Row(cid, created, updated, state, name=f"{first} {last}"))
     return rows
@@ -90,7 +75,8 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
     for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["products"])):
         pid = BASE["products"] + 1 + i
         noun = rng.choice(list(names.NOUNS))
-        title = {1: "Tasse ☕ « Café Crème »", 3: "כובע קש"}.get(i, f"{rng.choice(names.ADJECTIVES)} {noun}")
+        adjective = rng.choice(basket.ADJECTIVES)
+        title = {1: "Tasse ☕ « Café Crème »", 3: "כובע קש"}.get(i, f"{adjective} {noun}")
         status = {4: "DRAFT", 5: "ARCHIVED"}.get(i, "ACTIVE")
         price = basket.price(rng)
         vendor = rng.choice(names.VENDORS)
@@ -107,19 +93,18 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
                                 amount=vprice))
             children.append((vid, option, vprice, f"SKU-{vid % 1_000_000:06d}"))
         if status == "ACTIVE":
-            out.sellable.append(Sellable(pid, title, vendor, tuple(children)))
+            # the vendor is the label; the options are the variants (id, title, price, sku)
+            out.sellable.append(basket.Sellable(pid, title, price, tuple(children), vendor))
     return products, variants
 
 
 def _orders(seed: int, n: int, customers: int) -> list[Row]:
     rng = random.Random(f"shopify/{seed}/orders")
-    statuses = [s for s, _ in names.FINANCIAL_STATUSES]
-    weights = [w for _, w in names.FINANCIAL_STATUSES]
     rows = []
     for i, (created, updated) in enumerate(change_times(rng, n, BULK_SECONDS["orders"])):
         guest = customers == 0 or rng.random() < 0.15
         customer = 0 if guest else BASE["customers"] + 1 + rng.randrange(customers)
-        status = "PAID" if i < 3 else rng.choices(statuses, weights)[0]
+        status = "PAID" if i < 3 else basket.weighted(rng, names.FINANCIAL_STATUSES)
         rows.append(Row(BASE["orders"] + 1 + i, created, updated, status, customer=customer,
                         name=f"#{FIRST_ORDER_NUMBER + i}"))
     return rows

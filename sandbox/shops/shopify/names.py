@@ -13,7 +13,6 @@ CITIES = (("Paris", "75011", "FR"), ("Lyon", "69003", "FR"), ("Bruxelles", "1000
 #: customers at these positions are the same in every seed: names that break naive code
 ODD_CUSTOMERS = (("Rene\u0301e", "Zoe\u0308lle"), ("مريم", "الحسيني"), ("Ana 🌸", "Lima 👩\u200d💻"),
                  ("Bad", "Email"), ("小龙", "李"))
-ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
 #: noun -> collection handle
 NOUNS = {"T-Shirt": "t-shirts", "Hoodie": "hoodies", "Cap": "hats", "Beanie": "hats",
          "Mug": "mugs", "Poster": "posters", "Tea Tin": "tea", "Tote Bag": "accessories",

@@ -16,7 +16,7 @@ from sandbox.shops import basket
 from sandbox.shops.basket import money
 from sandbox.shops.people import slugify
 from sandbox.shops.shopify import names
-from sandbox.shops.shopify.data import BASE, PERSONAS, Row, customer_core, gid, rng_for
+from sandbox.shops.shopify.data import BASE, PERSONAS, Row, gid
 
 if TYPE_CHECKING:
     from sandbox.shops.shopify.store import Store
@@ -70,8 +70,7 @@ def _customer_ref(store: Store, customer_id: int) -> dict[str, Any] | None:
 
 def _picks(store: Store, rng: Any, count: int) -> list[tuple[Any, tuple[int, str, int, str], int]]:
     """``count`` lines of the shop's variants (every product has one)."""
-    return [(p, v, q) for p, v, q in basket.pick(rng, store.sellable, count, lambda p: p.variants)
-            if v is not None]
+    return [(p, v, q) for p, v, q in basket.pick(rng, store.sellable, count) if v is not None]
 
 
 def _line(store: Store, line_id: int, product: Any, variant: tuple[int, str, int, str],
@@ -81,31 +80,28 @@ def _line(store: Store, line_id: int, product: Any, variant: tuple[int, str, int
     tax = _tax_in(total)
     return {
         "__typename": "LineItem", "id": f"gid://shopify/LineItem/{line_id}",
-        "name": product.title if vtitle == "Default Title" else f"{product.title} - {vtitle}",
-        "title": product.title, "variantTitle": None if vtitle == "Default Title" else vtitle,
-        "sku": sku, "vendor": product.vendor, "quantity": quantity, "currentQuantity": quantity,
+        "name": product.name if vtitle == "Default Title" else f"{product.name} - {vtitle}",
+        "title": product.name, "variantTitle": None if vtitle == "Default Title" else vtitle,
+        "sku": sku, "vendor": product.label, "quantity": quantity, "currentQuantity": quantity,
         "taxable": True, "requiresShipping": True, "isGiftCard": False,
         "originalUnitPriceSet": bag(store, price), "originalTotalSet": bag(store, price * quantity),
         "discountedTotalSet": bag(store, total), "totalDiscountSet": bag(store, discount),
         "taxLines": [{"__typename": "TaxLine", "title": "TVA", "rate": VAT,
                       "ratePercentage": VAT * 100, "priceSet": bag(store, tax)}],
-        "variant": {"__typename": "ProductVariant", "id": gid("variants", vid),
-                    "legacyResourceId": str(vid), "sku": sku, "title": vtitle},
-        "product": {"__typename": "Product", "id": gid("products", product.id),
-                    "legacyResourceId": str(product.id), "title": product.title},
+        "variant": _ref("ProductVariant", "variants", vid, sku=sku, title=vtitle),
+        "product": _ref("Product", "products", product.id, title=product.name),
     }
 
 
 def order(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "orders", row.id)
+    rng = PERSONAS.rng(store.seed, "orders", row.id)
     index = row.id - BASE["orders"] - 1
     customer = _customer_ref(store, row.customer)
     first, last, email = PERSONAS.buyer(store.seed, row.customer, rng, row.id % 100000)
     count = 14 if index == LONG_ORDER_INDEX else rng.choice(basket.LINE_COUNTS)
     picks = _picks(store, rng, count)
     subtotal = sum(v[2] * q for _, v, q in picks)
-    code = basket.draw_coupon(rng, subtotal, names.DISCOUNTS)
-    discount = basket.coupon_off(subtotal, code[1] == "percent", code[2]) if code else 0
+    code, discount = basket.draw_coupon(rng, subtotal, names.DISCOUNTS)
     offs = basket.spread(discount, (v[2] * q for _, v, q in picks))
     lines = [_line(store, BASE["lines"] + index * 20 + j, product, variant, quantity, off)
              for j, ((product, variant, quantity), off) in enumerate(zip(picks, offs, strict=True))]
@@ -151,8 +147,8 @@ def order(store: Store, row: Row) -> dict[str, Any]:
 
 
 def customer(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "customers", row.id)
-    first, last, email = customer_core(store.seed, row.id)
+    rng = PERSONAS.rng(store.seed, "customers", row.id)
+    first, last, email = PERSONAS.customer(store.seed, row.id)
     index = row.id - BASE["customers"]
     addresses = [address(rng, first, last, BASE["addresses"] + index * 3 + k)
                  for k in range(rng.choice((0, 1, 1, 1, 2)))]
@@ -182,7 +178,7 @@ def customer(store: Store, row: Row) -> dict[str, Any]:
 
 
 def variant(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "variants", row.id)
+    rng = PERSONAS.rng(store.seed, "variants", row.id)
     options = [] if row.name == "Default Title" else row.name.split(" / ")
     sale = rng.random() < 0.1
     return {
@@ -201,7 +197,7 @@ def variant(store: Store, row: Row) -> dict[str, Any]:
 
 
 def product(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "products", row.id)
+    rng = PERSONAS.rng(store.seed, "products", row.id)
     handle = slugify(row.name, "item") or f"product-{row.id}"
     variants = [variant(store, store.tables["variants"].rows[v])
                 for v in store.children.get(row.id, ())]
@@ -236,14 +232,14 @@ def collection(store: Store, row: Row) -> dict[str, Any]:
 
 
 def checkout(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "checkouts", row.id)
+    rng = PERSONAS.rng(store.seed, "checkouts", row.id)
     picks = _picks(store, rng, rng.choice((1, 1, 2, 3)))
     lines = []
     for j, (prod, (vid, vtitle, price, sku), quantity) in enumerate(picks):
         lines.append({
             "__typename": "AbandonedCheckoutLineItem",
             "id": f"gid://shopify/AbandonedCheckoutLineItem/{row.id * 10 + j}",
-            "title": prod.title, "variantTitle": None if vtitle == "Default Title" else vtitle,
+            "title": prod.name, "variantTitle": None if vtitle == "Default Title" else vtitle,
             "sku": sku, "quantity": quantity,
             "variant": {"__typename": "ProductVariant", "id": gid("variants", vid)},
             "product": {"__typename": "Product", "id": gid("products", prod.id)},

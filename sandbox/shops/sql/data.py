@@ -13,21 +13,23 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
+
+from sandbox.shops import basket
+from sandbox.shops.people import BAD_EMAIL
+from sandbox.shops.timeline import BULK_EDITS
 
 Row = dict[str, Any]
 
 START = datetime(2024, 1, 1)
 END = datetime(2025, 6, 24)  # the generated history ends here (shop-local time)
-#: shop-local seconds at which a bulk edit touched many records at once
-BULK = {"orders": (datetime(2025, 6, 17, 9, 0, 17), 0.15),
-        "customers": (datetime(2025, 4, 25, 3, 0, 1), 0.20),
-        "products": (datetime(2025, 5, 25, 14, 0, 0), 0.40)}
+#: the bulk edits of every fake (``timeline.BULK_EDITS``), at the same shop-local seconds
+BULK = {name: (datetime.fromtimestamp(at, UTC).replace(tzinfo=None), share)
+        for name, (at, share) in BULK_EDITS.items()}
 #: the fall-back hour of 2024 in Europe/Paris: 02:00-03:00 happened twice
 DST_FOLD = datetime(2024, 10, 27, 2, 0, 0)
-BAD_EMAIL = "not-an-email"
 FIRST_ORDER_ID = 1001
 
 FIRST_NAMES = ("Alice", "Bruno", "Chloé", "Dmitri", "Élodie", "Farid", "Greta", "Hugo", "Inès",
@@ -38,7 +40,6 @@ ODD_CUSTOMERS = (("Rene\u0301e", "Zoe\u0308lle"), ("مريم", "الحسيني")
                  ("Bad", "Email"))
 CITIES = (("Paris", "75011", "FR"), ("Lyon", "69003", "FR"), ("Bruxelles", "1000", "BE"),
           ("Berlin", "10115", "DE"), ("Köln", "50667", "DE"), ("Milano", "20121", "IT"))
-ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
 NOUNS = ("T-Shirt", "Hoodie", "Cap", "Mug", "Poster", "Tea Tin", "Tote Bag", "Scarf")
 COLORS = ("Red", "Blue", "Black", "Green")
 STATES = (("new", "Awaiting payment", False), ("paid", "Payment accepted", True),
@@ -140,7 +141,7 @@ def _products(shop: Shop, n: int) -> None:
     products, variants, images = [], [], []
     for i, (created, updated) in enumerate(_times(rng, n, "products")):
         pid = 100 + i
-        name = f"{rng.choice(ADJECTIVES)} {rng.choice(NOUNS)}"
+        name = f"{rng.choice(basket.ADJECTIVES)} {rng.choice(NOUNS)}"
         price = Decimal("-5.00") if i == 2 else _money(rng.randrange(4, 90) + 0.9)
         products.append({
             "id": pid, "sku": f"SKU-{pid}", "name": name, "description": f"A {name.lower()}.",

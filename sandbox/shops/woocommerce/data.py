@@ -8,12 +8,11 @@ string (hashed with SHA-512, so the same across processes and platforms).
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import dataclass
 
-from sandbox.shops import basket, people, table
-from sandbox.shops.people import Personas, odd_at
+from sandbox.shops import basket, table
+from sandbox.shops.people import ODD_NAMES, Personas, odd_at
 from sandbox.shops.timeline import BULK_EDITS, START, change_times
 from sandbox.shops.woocommerce import names
 
@@ -40,15 +39,8 @@ class Row:
     amount: int = 0  # price or coupon amount, in cents
 
 
-@dataclass(frozen=True, slots=True)
-class Sellable:
-    """What an order line needs of a product, frozen at generation so that orders stay the
-    same when the product is later edited or deleted."""
-
-    id: int
-    name: str
-    price: int
-    variations: tuple[tuple[int, str, int], ...] = ()  # (id, name, price)
+#: a product an order line may hold; its options are its variations: (id, name, price)
+Sellable = basket.Sellable[str, tuple[int, str, int]]
 
 
 @dataclass
@@ -57,12 +49,9 @@ class Generated(table.Generated):
     next_post_id: int = FIRST_POST_ID
 
 
-#: the generator of one record's fields (``people.rng_for``)
-rng_for = functools.partial(people.rng_for, "woocommerce")
+#: the platform's customers, and the generator of any record's fields (``rng``)
 PERSONAS = Personas("woocommerce", names.FIRST_NAMES, names.LAST_NAMES,
-                    odd_at(ADMIN_ID + 1, names.ODD_CUSTOMERS))
-#: (first name, last name, email) of a customer, the same wherever it is needed
-customer_core = PERSONAS.customer
+                    odd_at(ADMIN_ID + 1, ODD_NAMES))
 
 
 def _customers(seed: int, n: int) -> list[Row]:
@@ -72,7 +61,7 @@ def _customers(seed: int, n: int) -> list[Row]:
     rows = [admin]
     for i, (created, modified) in enumerate(change_times(rng, n, BULK_EDITS["customers"])):
         cid = ADMIN_ID + 1 + i
-        first, last, _ = customer_core(seed, cid)
+        first, last, _ = PERSONAS.customer(seed, cid)
         never_updated = rng.random() < 0.1 and modified != BULK_EDITS["customers"][0]
         rows.append(Row(cid, created, 0 if never_updated else modified,
                         name=f"{first} {last}", kind="customer"))
@@ -92,7 +81,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
         if i in names.ODD_PRODUCTS:
             name = names.ODD_PRODUCTS[i][0]
         else:
-            name = f"{rng.choice(names.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
+            name = f"{rng.choice(basket.ADJECTIVES)} {rng.choice(list(names.NOUNS))}"
         price = -500 if i == 2 else 0 if kind == "grouped" else basket.price(rng)
         products.append(Row(pid, created, modified, status, name=name, kind=kind, amount=price))
         children: list[tuple[int, str, int]] = []
@@ -106,7 +95,7 @@ def _products(seed: int, n: int, out: Generated) -> tuple[list[Row], list[Row]]:
                 variations.append(Row(vid, created + j + 1, modified, "publish", parent=pid,
                                       name=vname, kind=option, amount=vprice))
                 children.append((vid, vname, vprice))
-        sellable = Sellable(pid, name, price, tuple(children))
+        sellable = basket.Sellable(pid, name, price, tuple(children))
         if i == 2:
             out.negative = sellable
         elif kind in ("simple", "variable"):
@@ -121,13 +110,11 @@ _STATUS_WEIGHTS = (("completed", 60), ("processing", 14), ("on-hold", 5), ("pend
 
 def _orders(seed: int, n: int, customers: int) -> list[Row]:
     rng = random.Random(f"woocommerce/{seed}/orders")
-    statuses = [s for s, _ in _STATUS_WEIGHTS]
-    weights = [w for _, w in _STATUS_WEIGHTS]
     rows = []
     for i, (created, modified) in enumerate(change_times(rng, n, BULK_EDITS["orders"])):
         oid = FIRST_ORDER_ID + i
         status = {4: "trash", 5: "checkout-draft"}.get(i) or (
-            "completed" if i < 4 else rng.choices(statuses, weights)[0])
+            "completed" if i < 4 else basket.weighted(rng, _STATUS_WEIGHTS))
         guest = oid == GUEST_EMAIL_ONLY_ORDER or customers == 0 or rng.random() < 0.15
         customer = 0 if guest else rng.randrange(ADMIN_ID + 1, ADMIN_ID + 1 + customers)
         rows.append(Row(oid, created, modified, status, customer=customer,

@@ -19,16 +19,6 @@ CITIES = (
     ("London", "SW1A 1AA", "GB"),
 )
 
-#: customers at these positions are the same in every seed: names that break naive code
-ODD_CUSTOMERS = (
-    ("Rene\u0301e", "Zoe\u0308lle-Ha\u0308user"),  # combining accents (not NFC)
-    ("مريم", "الحسيني"),  # right-to-left
-    ("Ana 🌸", "Lima 👩\u200d💻"),  # emoji, with a zero-width joiner
-    ("Bad", "Email"),  # the one whose email is "not-an-email"
-    ("小龙", "李"),
-)
-
-ADJECTIVES = ("Classic", "Vintage", "Organic", "Deluxe", "Minimal", "Cozy", "Bold", "Retro")
 #: noun -> category slug
 NOUNS = {
     "T-Shirt": "t-shirts", "Hoodie": "hoodies", "Cap": "hats", "Beanie": "hats",

@@ -20,8 +20,6 @@ from sandbox.shops.woocommerce.data import (
     NEGATIVE_LINE_ORDER,
     PERSONAS,
     Row,
-    customer_core,
-    rng_for,
 )
 
 if TYPE_CHECKING:
@@ -34,8 +32,12 @@ _PAYMENTS = (("stripe", "Credit card (Stripe)"), ("paypal", "PayPal"),
              ("bacs", "Direct bank transfer"), ("cod", "Cash on delivery"))
 
 
-def _dates(store: Store, prefix: str, epoch: int | None) -> dict[str, Any]:
-    return {prefix: store.local_text(epoch), f"{prefix}_gmt": store.gmt_text(epoch)}
+def _dates(store: Store, **epochs: int | None) -> dict[str, Any]:
+    """Each date twice, as WooCommerce writes it: the site's local time, then ``…_gmt``."""
+    out: dict[str, Any] = {}
+    for name, epoch in epochs.items():
+        out[name], out[f"{name}_gmt"] = store.local_text(epoch), store.gmt_text(epoch)
+    return out
 
 
 def product_category(row: Row) -> str:
@@ -46,7 +48,9 @@ def product_category(row: Row) -> str:
     return names.NOUNS.get(row.name.partition(" ")[2], "uncategorized")
 
 
-def _address(rng: Any, first: str, last: str, email: str | None) -> dict[str, Any]:
+def _addresses(rng: Any, first: str, last: str,
+               email: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The billing address (with the email) and the shipping address (the same, without)."""
     city, postcode, country = rng.choice(names.CITIES)
     address = {
         "first_name": first, "last_name": last, "company": "",
@@ -55,9 +59,7 @@ def _address(rng: Any, first: str, last: str, email: str | None) -> dict[str, An
         "address_2": "", "city": city, "state": "", "postcode": postcode, "country": country,
         "phone": f"+33 6 {rng.randrange(10, 99)} {rng.randrange(10, 99)} {rng.randrange(10, 99)}",
     }
-    if email is not None:
-        address["email"] = email
-    return address
+    return {**address, "email": email}, address
 
 
 #: an order's line before its totals: (product id, variation id, name, unit price in cents,
@@ -77,8 +79,7 @@ def _picks(store: Store, row: Row, rng: random.Random) -> list[Pick]:
         neg = store.negative
         picks.append((neg.id, 0, neg.name, neg.price, 1, None))
     count = rng.choice(basket.LINE_COUNTS) if store.sellable else 0
-    for product, variation, qty in basket.pick(rng, store.sellable, count,
-                                               lambda p: p.variations):
+    for product, variation, qty in basket.pick(rng, store.sellable, count):
         vid, vname, price = variation or (0, product.name, product.price)
         picks.append((product.id, vid, vname, price, qty, product.name if vid else None))
     return picks
@@ -108,14 +109,12 @@ def _line_items(picks: list[Pick], discount: int, ids: Iterator[int]) -> tuple[l
 
 
 def order(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "orders", row.id)
+    rng = PERSONAS.rng(store.seed, "orders", row.id)
     first, last, email = _buyer(store, row, rng)
-    billing = _address(rng, first, last, email)
-    shipping = {k: v for k, v in billing.items() if k != "email"}
+    billing, shipping = _addresses(rng, first, last, email)
     picks = _picks(store, row, rng)
     subtotal = sum(price * qty for _, _, _, price, qty, _ in picks)
-    coupon = basket.draw_coupon(rng, subtotal, names.COUPONS)
-    discount = basket.coupon_off(subtotal, coupon[1] == "percent", coupon[2]) if coupon else 0
+    coupon, discount = basket.draw_coupon(rng, subtotal, names.COUPONS)
     item_seq = iter(range(row.id * 10, row.id * 10 + 10))
     lines, cart_tax = _line_items(picks, discount, item_seq)
     items_total = subtotal - discount
@@ -130,8 +129,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
     return {
         "id": row.id, "parent_id": 0, "status": row.status, "currency": store.currency,
         "version": WC_VERSION, "prices_include_tax": False,
-        **_dates(store, "date_created", row.created),
-        **_dates(store, "date_modified", row.modified),
+        **_dates(store, date_created=row.created, date_modified=row.modified),
         "discount_total": money(discount), "discount_tax": money(round(discount * 0.2)),
         "shipping_total": money(ship), "shipping_tax": money(ship_tax),
         "cart_tax": money(cart_tax), "total": money(total), "total_tax": money(cart_tax + ship_tax),
@@ -142,8 +140,8 @@ def order(store: Store, row: Row) -> dict[str, Any]:
         "customer_ip_address": f"203.0.113.{rng.randrange(1, 255)}",
         "customer_user_agent": "Mozilla/5.0 (X11; Linux x86_64)", "created_via": "checkout",
         "customer_note": note,
-        **_dates(store, "date_completed", row.modified if row.status == "completed" else None),
-        **_dates(store, "date_paid", paid if is_paid else None),
+        **_dates(store, date_completed=row.modified if row.status == "completed" else None,
+                 date_paid=paid if is_paid else None),
         "cart_hash": f"{rng.getrandbits(128):032x}", "number": str(row.id), "meta_data": [],
         "line_items": lines,
         "tax_lines": [{"id": next(item_seq), "rate_code": "FR-TVA-1", "rate_id": 1,
@@ -168,7 +166,7 @@ def order(store: Store, row: Row) -> dict[str, Any]:
 
 
 def product(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "products", row.id)
+    rng = PERSONAS.rng(store.seed, "products", row.id)
     cat_id, cat_name = _CATEGORY[product_category(row)]
     slug = slugify(row.name)
     children = [store.tables["variations"].rows[v] for v in store.children.get(row.id, ())]
@@ -184,8 +182,7 @@ def product(store: Store, row: Row) -> dict[str, Any]:
     option_names = [c.kind.split("/") for c in children]
     return {
         "id": row.id, "name": row.name, "slug": slug, "permalink": f"{SITE}/product/{slug}/",
-        **_dates(store, "date_created", row.created),
-        **_dates(store, "date_modified", row.modified),
+        **_dates(store, date_created=row.created, date_modified=row.modified),
         "type": row.kind, "status": row.status, "featured": rng.random() < 0.1,
         "catalog_visibility": "visible", "description": f"<p>{row.name}</p>",
         "short_description": "", "sku": "" if rng.random() < 0.1 else f"SKU-{row.id:05d}",
@@ -211,11 +208,9 @@ def product(store: Store, row: Row) -> dict[str, Any]:
         "categories": [{"id": cat_id, "name": cat_name, "slug": product_category(row)}],
         "tags": [], "images": [],
         "attributes": [
-            {"id": 0, "name": "Color", "position": 0, "visible": True, "variation": True,
-             "options": sorted({o[0] for o in option_names})},
-            {"id": 0, "name": "Size", "position": 1, "visible": True, "variation": True,
-             "options": sorted({o[1] for o in option_names if len(o) > 1})},
-        ] if row.kind == "variable" else [],
+            {"id": 0, "name": name, "position": k, "visible": True, "variation": True,
+             "options": sorted({o[k] for o in option_names if len(o) > k})}
+            for k, name in enumerate(("Color", "Size")) if row.kind == "variable"],
         "default_attributes": [], "variations": [c.id for c in children],
         "grouped_products": [s.id for s in store.sellable[:2]] if row.kind == "grouped" else [],
         "menu_order": 0, "meta_data": [],
@@ -224,12 +219,11 @@ def product(store: Store, row: Row) -> dict[str, Any]:
 
 def variation(store: Store, row: Row) -> dict[str, Any]:
     color, _, size = row.kind.partition("/")
-    rng = rng_for(store.seed, "variations", row.id)
+    rng = PERSONAS.rng(store.seed, "variations", row.id)
     stock = rng.choice((None, 0, 7, 40))
     return {
         "id": row.id, "type": "variation", "parent_id": row.parent, "name": row.name,
-        **_dates(store, "date_created", row.created),
-        **_dates(store, "date_modified", row.modified),
+        **_dates(store, date_created=row.created, date_modified=row.modified),
         "description": "", "permalink": f"{SITE}/?p={row.parent}&attribute_color={color}",
         "sku": f"SKU-{row.id:05d}", "price": money(row.amount),
         "regular_price": money(row.amount), "sale_price": "", "on_sale": False,
@@ -246,18 +240,17 @@ def variation(store: Store, row: Row) -> dict[str, Any]:
 
 
 def customer(store: Store, row: Row) -> dict[str, Any]:
-    rng = rng_for(store.seed, "customers", row.id)
+    rng = PERSONAS.rng(store.seed, "customers", row.id)
     if row.kind == "administrator":
         first, last, email = "Shop", "Owner", "owner@shop.example"
     else:
-        first, last, email = customer_core(store.seed, row.id)
-    billing = _address(rng, first, last, email)
+        first, last, email = PERSONAS.customer(store.seed, row.id)
+    billing, shipping = _addresses(rng, first, last, email)
     return {
-        "id": row.id, **_dates(store, "date_created", row.created),
-        **_dates(store, "date_modified", row.modified or None),
+        "id": row.id, **_dates(store, date_created=row.created, date_modified=row.modified),
         "email": email, "first_name": first, "last_name": last, "role": row.kind,
         "username": f"{ascii_part(first, 'user')}{row.id}",
-        "billing": billing, "shipping": {k: v for k, v in billing.items() if k != "email"},
+        "billing": billing, "shipping": shipping,
         "is_paying_customer": rng.random() < 0.7,
         "avatar_url": f"https://secure.gravatar.com/avatar/{rng.getrandbits(128):032x}?s=96&d=mm&r=g",
         "meta_data": [],
@@ -269,10 +262,9 @@ def coupon(store: Store, row: Row) -> dict[str, Any]:
     amount = money(row.amount)
     return {
         "id": row.id, "code": row.name, "amount": amount, "status": row.status,
-        **_dates(store, "date_created", row.created),
-        **_dates(store, "date_modified", row.modified),
+        **_dates(store, date_created=row.created, date_modified=row.modified),
         "discount_type": row.kind, "description": note,
-        **_dates(store, "date_expires", row.modified + 86400 if note == "expired" else None),
+        **_dates(store, date_expires=row.modified + 86400 if note == "expired" else None),
         "usage_count": row.id % 37, "individual_use": row.kind == "percent",
         "product_ids": [], "excluded_product_ids": [], "usage_limit": None,
         "usage_limit_per_user": 1 if row.name == "welcome10" else None,

@@ -18,10 +18,12 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from sandbox.shops.settings import HostedShopSettings
 
 K = TypeVar("K")
 
@@ -29,18 +31,6 @@ K = TypeVar("K")
 FAKE_PREFIX = "/__fake__"
 #: API requests whose arrival time is kept (``/__fake__/arrivals``), the latest
 ARRIVALS = 10_000
-
-
-class HostingSettings(Protocol):
-    """The settings the hosting layer reads (every fake's settings have them)."""
-
-    seed: int
-    #: requests per second allowed by a token bucket (burst = the same number); None = off
-    rate_limit: float | None
-    #: the share of API requests that meet an injected fault
-    fault_rate: float
-    #: the ``Retry-After`` of an injected 429 or 503
-    retry_after: int
 
 
 class TokenBucket:
@@ -116,7 +106,7 @@ class Gate(ABC):
     #: rate limit's refusal, and a 429 or 503 says when to come back (``Retry-After``)
     pages: ClassVar[Mapping[int, tuple[str, bytes, Mapping[str, str]]]] = {}
 
-    def __init__(self, app: ASGIApp, settings: HostingSettings,
+    def __init__(self, app: ASGIApp, settings: HostedShopSettings,
                  counters: Counter[str] | None = None, bucket: TokenBucket | None = None,
                  arrivals: deque[float] | None = None) -> None:
         self.app = app
@@ -174,12 +164,12 @@ class Gate(ABC):
         """What the platform does before its routes (authentication), then the app."""
 
 
-def rate_limit(settings: HostingSettings) -> TokenBucket | None:
+def rate_limit(settings: HostedShopSettings) -> TokenBucket | None:
     """The bucket of ``--rate-limit`` (None when there is no limit)."""
     return TokenBucket(settings.rate_limit) if settings.rate_limit else None
 
 
-def install(app: FastAPI, gate: type[Gate], settings: HostingSettings) -> None:
+def install(app: FastAPI, gate: type[Gate], settings: HostedShopSettings) -> None:
     """Put ``gate`` in front of ``app``, its counters at ``app.state.counters``, the arrival
     times of API requests at ``app.state.arrivals`` and its rate limit's bucket (None: no
     limit) at ``app.state.rate_limit``."""

@@ -106,16 +106,15 @@ class Gate(ABC):
     #: rate limit's refusal, and a 429 or 503 says when to come back (``Retry-After``)
     pages: ClassVar[Mapping[int, tuple[str, bytes, Mapping[str, str]]]] = {}
 
-    def __init__(self, app: ASGIApp, settings: HostedShopSettings,
-                 counters: Counter[str] | None = None, bucket: TokenBucket | None = None,
-                 arrivals: deque[float] | None = None) -> None:
+    def __init__(self, app: ASGIApp, settings: HostedShopSettings, counters: Counter[str],
+                 bucket: TokenBucket | None, arrivals: deque[float]) -> None:
         self.app = app
         self.settings = settings
         #: API requests seen and those refused by the rate limit (``/__fake__/stats``)
-        self.counters: Counter[str] = Counter() if counters is None else counters
+        self.counters = counters
         #: when the latest API requests arrived, epoch seconds (``/__fake__/arrivals``)
-        self.arrivals: deque[float] = deque(maxlen=ARRIVALS) if arrivals is None else arrivals
-        self.bucket = bucket if bucket is not None else rate_limit(settings)
+        self.arrivals = arrivals
+        self.bucket = bucket
         self.faults = Faults(self.platform, settings.seed, settings.fault_rate, self.fault_kinds)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -164,18 +163,13 @@ class Gate(ABC):
         """What the platform does before its routes (authentication), then the app."""
 
 
-def rate_limit(settings: HostedShopSettings) -> TokenBucket | None:
-    """The bucket of ``--rate-limit`` (None when there is no limit)."""
-    return TokenBucket(settings.rate_limit) if settings.rate_limit else None
-
-
 def install(app: FastAPI, gate: type[Gate], settings: HostedShopSettings) -> None:
     """Put ``gate`` in front of ``app``, its counters at ``app.state.counters``, the arrival
     times of API requests at ``app.state.arrivals`` and its rate limit's bucket (None: no
-    limit) at ``app.state.rate_limit``."""
+    limit: no ``--rate-limit``) at ``app.state.rate_limit``."""
     app.state.counters = Counter()
     app.state.arrivals = deque(maxlen=ARRIVALS)
-    app.state.rate_limit = rate_limit(settings)
+    app.state.rate_limit = TokenBucket(settings.rate_limit) if settings.rate_limit else None
     app.add_middleware(gate, settings=settings, counters=app.state.counters,
                        bucket=app.state.rate_limit, arrivals=app.state.arrivals)
 

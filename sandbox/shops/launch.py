@@ -119,11 +119,10 @@ class Launcher(Generic[R, F]):
         """Start ``python -m <module> ARGS --port 0`` (without waiting)."""
         return process.launch_module(f"sandbox.shops.{self.platform}.launch", *args)
 
-    def attach(self, started: subprocess.Popen[str], timeout: float | None = None) -> R:
+    def attach(self, started: subprocess.Popen[str]) -> R:
         """Read the banner of a launched shop and wait until it answers ``/healthz``."""
         running = self.running(process.read_banner(started, self.address, self.what), started)
-        process.wait_healthy(running.root, started, self.what,
-                             self.timeout if timeout is None else timeout)
+        process.wait_healthy(running.root, started, self.what, self.timeout)
         return running
 
     def start(self, *args: str) -> R:

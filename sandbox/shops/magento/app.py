@@ -141,8 +141,7 @@ async def admin_token(request: Request) -> Response:
     return respond(store_of(request).issue_admin_token(body.get("username"), body.get("password")))
 
 
-def create_app(settings: FakeMagentoSettings | None = None) -> FastAPI:
-    settings = settings or FakeMagentoSettings()
+def create_app(settings: FakeMagentoSettings) -> FastAPI:
     app = shop_app("shopsync fake Magento shop", Store(settings), gate=Gate, settings=settings,
                    healthy=lambda: respond({"status": "ok"}))
     answer_errors(app, MagentoError, lambda exc: respond(exc.body(), exc.status, exc.headers),

@@ -116,8 +116,7 @@ async def webservice(request: Request) -> Response:
         return answer(render.error_content([exc], json), exc.status, exc.headers)
 
 
-def create_app(settings: FakePrestaSettings | None = None) -> FastAPI:
-    settings = settings or FakePrestaSettings()
+def create_app(settings: FakePrestaSettings) -> FastAPI:
     app = shop_app("shopsync fake PrestaShop shop", Store(settings), gate=Gate, settings=settings,
                    healthy=lambda: Response(b'{"status":"ok"}', media_type="application/json"))
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]

@@ -43,8 +43,7 @@ def served_version(asked: str) -> str | None:
     return None
 
 
-def create_app(settings: FakeShopifySettings | None = None) -> FastAPI:
-    settings = settings or FakeShopifySettings()
+def create_app(settings: FakeShopifySettings) -> FastAPI:
     store = Store(settings)
     app = shop_app("shopsync fake Shopify shop", store, healthy=lambda: respond({"status": "ok"}))
     faults = hosting.Faults("shopify", settings.seed, settings.fault_rate,

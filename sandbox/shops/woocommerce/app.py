@@ -97,8 +97,7 @@ async def _get(resource: str, request: Request, record_id: int) -> Response:
     return _one(request, resource, record_id)
 
 
-def create_app(settings: FakeWooSettings | None = None) -> FastAPI:
-    settings = settings or FakeWooSettings()
+def create_app(settings: FakeWooSettings) -> FastAPI:
     app = shop_app("shopsync fake WooCommerce shop", Store(settings), gate=Gate,
                    settings=settings, healthy=lambda: respond({"status": "ok"}))
     answer_errors(app, WooError, lambda exc: respond(exc.body(), exc.status, list(exc.headers.items())),

@@ -18,7 +18,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -172,23 +172,6 @@ def install(app: FastAPI, gate: type[Gate], settings: HostedShopSettings) -> Non
     app.state.rate_limit = TokenBucket(settings.rate_limit) if settings.rate_limit else None
     app.add_middleware(gate, settings=settings, counters=app.state.counters,
                        bucket=app.state.rate_limit, arrivals=app.state.arrivals)
-
-
-def request_stats(counters: Counter[str]) -> dict[str, int]:
-    """What ``/__fake__/stats`` reports of the hosting layer."""
-    return {"requests": counters["requests"], "throttled": counters["throttled"]}
-
-
-def drain_rate_limit(bucket: TokenBucket | None, asked: Mapping[str, Any]) -> dict[str, float]:
-    """What ``POST /__fake__/rate-limit`` does: ``{"tokens": 0}`` leaves that many tokens
-    for the next API request (``TokenBucket.drain``). Raises ValueError without a limit."""
-    if bucket is None:
-        raise ValueError("the fake has no rate limit: start it with --rate-limit")
-    tokens = asked.get("tokens", 0)
-    if isinstance(tokens, bool) or not isinstance(tokens, int | float):
-        raise ValueError(f"tokens must be a number, got {tokens!r}")
-    bucket.drain(float(tokens))
-    return {"tokens": bucket.tokens, "capacity": bucket.capacity, "rate": bucket.rate}
 
 
 async def answer(send: Send, status: int, body: bytes, content_type: str,

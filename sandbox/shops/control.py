@@ -122,7 +122,8 @@ class Control(ABC):
         return self.clock(store)
 
     def stats(self, request: Request, store: Any) -> dict[str, Any]:
-        return hosting.request_stats(request.app.state.counters)
+        counters = request.app.state.counters
+        return {"requests": counters["requests"], "throttled": counters["throttled"]}
 
     def ids(self, request: Request, store: Any, resource: str) -> dict[str, Any]:
         return {"ids": list(store.tables[resource].rows)}
@@ -199,13 +200,20 @@ class Control(ABC):
         return self.respond({"at": list(request.app.state.arrivals)})
 
     async def _drain(self, request: Request) -> Response:
-        """Drain the rate limit: the next API request meets ``tokens`` (0: it is refused)."""
+        """Drain the rate limit (``TokenBucket.drain``): the next API request meets
+        ``tokens`` (0: it is refused), however late it comes."""
         self.store(request)
-        try:
-            return self.respond(hosting.drain_rate_limit(request.app.state.rate_limit,
-                                                         await self.body(request)))
-        except ValueError as exc:
-            raise self.error(400, str(exc), "fake_rate_limit") from None
+        tokens = (await self.body(request)).get("tokens", 0)
+        bucket: hosting.TokenBucket | None = request.app.state.rate_limit
+        if bucket is None:
+            problem = "the fake has no rate limit: start it with --rate-limit"
+        elif isinstance(tokens, bool) or not isinstance(tokens, int | float):
+            problem = f"tokens must be a number, got {tokens!r}"
+        else:
+            bucket.drain(float(tokens))
+            return self.respond({"tokens": bucket.tokens, "capacity": bucket.capacity,
+                                 "rate": bucket.rate})
+        raise self.error(400, problem, "fake_rate_limit")
 
     async def _ids(self, request: Request, resource: str) -> Response:
         return self.respond(self.ids(request, self.store(request, resource), resource))

@@ -18,10 +18,12 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from sandbox.shops.settings import HostedShopSettings
 
 K = TypeVar("K")
 
@@ -29,18 +31,6 @@ K = TypeVar("K")
 FAKE_PREFIX = "/__fake__"
 #: API requests whose arrival time is kept (``/__fake__/arrivals``), the latest
 ARRIVALS = 10_000
-
-
-class HostingSettings(Protocol):
-    """The settings the hosting layer reads (every fake's settings have them)."""
-
-    seed: int
-    #: requests per second allowed by a token bucket (burst = the same number); None = off
-    rate_limit: float | None
-    #: the share of API requests that meet an injected fault
-    fault_rate: float
-    #: the ``Retry-After`` of an injected 429 or 503
-    retry_after: int
 
 
 class TokenBucket:
@@ -116,16 +106,15 @@ class Gate(ABC):
     #: rate limit's refusal, and a 429 or 503 says when to come back (``Retry-After``)
     pages: ClassVar[Mapping[int, tuple[str, bytes, Mapping[str, str]]]] = {}
 
-    def __init__(self, app: ASGIApp, settings: HostingSettings,
-                 counters: Counter[str] | None = None, bucket: TokenBucket | None = None,
-                 arrivals: deque[float] | None = None) -> None:
+    def __init__(self, app: ASGIApp, settings: HostedShopSettings, counters: Counter[str],
+                 bucket: TokenBucket | None, arrivals: deque[float]) -> None:
         self.app = app
         self.settings = settings
         #: API requests seen and those refused by the rate limit (``/__fake__/stats``)
-        self.counters: Counter[str] = Counter() if counters is None else counters
+        self.counters = counters
         #: when the latest API requests arrived, epoch seconds (``/__fake__/arrivals``)
-        self.arrivals: deque[float] = deque(maxlen=ARRIVALS) if arrivals is None else arrivals
-        self.bucket = bucket if bucket is not None else rate_limit(settings)
+        self.arrivals = arrivals
+        self.bucket = bucket
         self.faults = Faults(self.platform, settings.seed, settings.fault_rate, self.fault_kinds)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -174,37 +163,15 @@ class Gate(ABC):
         """What the platform does before its routes (authentication), then the app."""
 
 
-def rate_limit(settings: HostingSettings) -> TokenBucket | None:
-    """The bucket of ``--rate-limit`` (None when there is no limit)."""
-    return TokenBucket(settings.rate_limit) if settings.rate_limit else None
-
-
-def install(app: FastAPI, gate: type[Gate], settings: HostingSettings) -> None:
+def install(app: FastAPI, gate: type[Gate], settings: HostedShopSettings) -> None:
     """Put ``gate`` in front of ``app``, its counters at ``app.state.counters``, the arrival
     times of API requests at ``app.state.arrivals`` and its rate limit's bucket (None: no
-    limit) at ``app.state.rate_limit``."""
+    limit: no ``--rate-limit``) at ``app.state.rate_limit``."""
     app.state.counters = Counter()
     app.state.arrivals = deque(maxlen=ARRIVALS)
-    app.state.rate_limit = rate_limit(settings)
+    app.state.rate_limit = TokenBucket(settings.rate_limit) if settings.rate_limit else None
     app.add_middleware(gate, settings=settings, counters=app.state.counters,
                        bucket=app.state.rate_limit, arrivals=app.state.arrivals)
-
-
-def request_stats(counters: Counter[str]) -> dict[str, int]:
-    """What ``/__fake__/stats`` reports of the hosting layer."""
-    return {"requests": counters["requests"], "throttled": counters["throttled"]}
-
-
-def drain_rate_limit(bucket: TokenBucket | None, asked: Mapping[str, Any]) -> dict[str, float]:
-    """What ``POST /__fake__/rate-limit`` does: ``{"tokens": 0}`` leaves that many tokens
-    for the next API request (``TokenBucket.drain``). Raises ValueError without a limit."""
-    if bucket is None:
-        raise ValueError("the fake has no rate limit: start it with --rate-limit")
-    tokens = asked.get("tokens", 0)
-    if isinstance(tokens, bool) or not isinstance(tokens, int | float):
-        raise ValueError(f"tokens must be a number, got {tokens!r}")
-    bucket.drain(float(tokens))
-    return {"tokens": bucket.tokens, "capacity": bucket.capacity, "rate": bucket.rate}
 
 
 async def answer(send: Send, status: int, body: bytes, content_type: str,

@@ -74,18 +74,18 @@ F = TypeVar("F", bound=FakeShopSettings)
 
 @dataclass(frozen=True)
 class Launcher(Generic[R, F]):
-    """One platform's fake: its ``command`` (``module:name``, imported when first needed, so
-    that the command's module stays light), settings ``model``, ``create_app`` and ``banner``
-    (formatted with the settings as ``s`` and the bound ``port``); how to start it as
-    ``python -m <module>`` or in a thread of this process, ``address`` finding in the banner
-    what ``running`` is made with, ``what`` naming the fake in errors."""
+    """One platform's fake (``sandbox.shops.<platform>``): its settings ``model``,
+    ``create_app`` and ``banner`` (formatted with the settings as ``s`` and the bound
+    ``port``); how to start it as ``python -m`` of its ``launch`` module or in a thread of
+    this process (its ``command`` module's command, imported when first needed, so that the
+    command's module stays light), ``address`` finding in the banner what ``running`` is
+    made with, ``what`` naming the fake in errors."""
 
-    module: str
-    command: str
+    platform: str
     model: type[F]
     create_app: Callable[[F], ASGIApp]
     banner: str
-    address: re.Pattern[str]
+    address: str
     what: str
     running: Callable[[str, subprocess.Popen[str] | Served], R]
     #: seconds to wait for ``/healthz`` (a fake that generates more at startup wants more)
@@ -94,8 +94,8 @@ class Launcher(Generic[R, F]):
     # serving (in the fake's process) --------------------------------------------------
 
     def click_command(self) -> click.Command:
-        module, _, name = self.command.partition(":")
-        found: click.Command = getattr(importlib.import_module(module), name)
+        module = importlib.import_module(f"sandbox.shops.{self.platform}.command")
+        found: click.Command = module.command
         return found
 
     def banner_line(self, settings: F, port: int) -> str:
@@ -110,16 +110,6 @@ class Launcher(Generic[R, F]):
         """The command's body: its options as settings (a bad one exits 2), then serve."""
         self.serve(settings_or_exit(self.model, dict(options)))
 
-    def serve_in_thread(self, *args: str) -> tuple[Served, str]:
-        """``command ARGS`` served in a thread of this process rather than its own: the
-        settings from the command's options (a bad one raises instead of ending the
-        process), the app built and served as ``serve`` does; the server and the banner
-        line it would print."""
-        command = self.click_command()
-        settings = self.model.model_validate(command.make_context(command.name, list(args)).params)
-        served = serve_in_thread(lambda: self.create_app(settings), settings.host, settings.port)
-        return served, self.banner_line(settings, served.port)
-
     def main(self) -> None:
         self.click_command()()
 
@@ -127,13 +117,12 @@ class Launcher(Generic[R, F]):
 
     def launch(self, *args: str) -> subprocess.Popen[str]:
         """Start ``python -m <module> ARGS --port 0`` (without waiting)."""
-        return process.launch_module(self.module, *args)
+        return process.launch_module(f"sandbox.shops.{self.platform}.launch", *args)
 
-    def attach(self, started: subprocess.Popen[str], timeout: float | None = None) -> R:
+    def attach(self, started: subprocess.Popen[str]) -> R:
         """Read the banner of a launched shop and wait until it answers ``/healthz``."""
         running = self.running(process.read_banner(started, self.address, self.what), started)
-        process.wait_healthy(running.root, started, self.what,
-                             self.timeout if timeout is None else timeout)
+        process.wait_healthy(running.root, started, self.what, self.timeout)
         return running
 
     def start(self, *args: str) -> R:
@@ -145,10 +134,16 @@ class Launcher(Generic[R, F]):
         return [self.attach(p) for p in processes]
 
     def start_in_thread(self, *args: str) -> R:
-        """The shop ``start(*args)`` gives, served in a thread of this process: it answers
-        when this returns (a bad argument raises here)."""
-        served, banner = self.serve_in_thread(*args, "--port", "0")
-        match = self.address.search(banner)
+        """The shop ``start(*args)`` gives, served in a thread of this process rather than its
+        own: the settings from the command's options (a bad one raises here instead of ending
+        the process), the app built and served as ``serve`` does; it answers when this
+        returns."""
+        command = self.click_command()
+        params = command.make_context(command.name, [*args, "--port", "0"]).params
+        settings = self.model.model_validate(params)
+        served = serve_in_thread(lambda: self.create_app(settings), settings.host, settings.port)
+        banner = self.banner_line(settings, served.port)
+        match = re.search(self.address, banner)
         if match is None:
             served.stop()
             raise RuntimeError(f"{self.what}: no address in its banner {banner!r}")

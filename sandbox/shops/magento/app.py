@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import orjson
@@ -17,13 +18,11 @@ from sandbox.shops.magento.guard import Gate
 from sandbox.shops.magento.search import light_item, parse, parse_fields, select, trim
 from sandbox.shops.magento.settings import REST_PREFIX, FakeMagentoSettings
 from sandbox.shops.magento.store import Store
-from sandbox.shops.web import answer_errors, json_response, shop_app
+from sandbox.shops.web import answer_errors, shop_app
+from sandbox.shops.web import json_response as respond
 
 QS = qs_codec.DecodeOptions(list_limit=1000, parameter_limit=10000, depth=8)
 Handler = Callable[..., Awaitable[Response]]
-
-
-respond = json_response
 
 
 def store_of(request: Request) -> Store:
@@ -53,53 +52,45 @@ def _fields(query: dict[str, Any]) -> dict[str, Any] | None:
     return parse_fields(given) if isinstance(given, str) and given.strip() else None
 
 
-def search(resource: str) -> Handler:
-    async def handler(request: Request) -> Response:
-        store = authorize(request, ACL[resource])
-        query = _query(request)
-        crit = parse(query, required_criteria=True)
-        rows, total, _ = select(store.tables[resource], resource, crit,
-                                past_end=store.settings.past_end,
-                                max_page_size=store.settings.max_page_size)
-        spec = _fields(query)
-        item_spec = spec.get("items") if spec else None
-        items = [light_item(resource, item_spec, r) or trim(store.record(resource, r), item_spec)
-                 for r in rows]
-        body: dict[str, Any] = {"items": items, "search_criteria": crit.echo(),
-                                "total_count": total}
-        if spec is not None:
-            body = {key: body[key] if key == "items" else trim(body[key], sub)
-                    for key, sub in spec.items() if key in body}
-        return respond(body)
-
-    handler.__name__ = f"search_{resource}"
-    return handler
+async def search(resource: str, request: Request) -> Response:
+    store = authorize(request, ACL[resource])
+    query = _query(request)
+    crit = parse(query, required_criteria=True)
+    rows, total, _ = select(store.tables[resource], resource, crit,
+                            past_end=store.settings.past_end,
+                            max_page_size=store.settings.max_page_size)
+    spec = _fields(query)
+    item_spec = spec.get("items") if spec else None
+    items = [light_item(resource, item_spec, r) or trim(store.record(resource, r), item_spec)
+             for r in rows]
+    body: dict[str, Any] = {"items": items, "search_criteria": crit.echo(),
+                            "total_count": total}
+    if spec is not None:
+        body = {key: body[key] if key == "items" else trim(body[key], sub)
+                for key, sub in spec.items() if key in body}
+    return respond(body)
 
 
-def one(resource: str) -> Handler:
-    async def handler(request: Request, record_id: int) -> Response:
-        store = authorize(request, ACL[resource])
-        record = store.record(resource, store.tables[resource].row(record_id))
-        return respond(trim(record, _fields(_query(request))))
-
-    handler.__name__ = f"get_{resource}"
-    return handler
+async def one(resource: str, request: Request, record_id: int) -> Response:
+    store = authorize(request, ACL[resource])
+    record = store.record(resource, store.tables[resource].row(record_id))
+    return respond(trim(record, _fields(_query(request))))
 
 
 def _rest() -> APIRouter:
     router = APIRouter()
     routes: list[tuple[str, Handler, str]] = [
-        ("/orders", search("orders"), "GET"),
-        ("/orders/{record_id:int}", one("orders"), "GET"),
-        ("/customers/search", search("customers"), "GET"),
-        ("/customers/{record_id:int}", one("customers"), "GET"),
-        ("/products", search("products"), "GET"),
+        ("/orders", partial(search, "orders"), "GET"),
+        ("/orders/{record_id:int}", partial(one, "orders"), "GET"),
+        ("/customers/search", partial(search, "customers"), "GET"),
+        ("/customers/{record_id:int}", partial(one, "customers"), "GET"),
+        ("/products", partial(search, "products"), "GET"),
         ("/products/{sku}", product_by_sku, "GET"),
         ("/configurable-products/{sku}/children", children, "GET"),
-        ("/carts/search", search("carts"), "GET"),
-        ("/carts/{record_id:int}", one("carts"), "GET"),
-        ("/categories/list", search("categories"), "GET"),
-        ("/categories/{record_id:int}", one("categories"), "GET"),
+        ("/carts/search", partial(search, "carts"), "GET"),
+        ("/carts/{record_id:int}", partial(one, "carts"), "GET"),
+        ("/categories/list", partial(search, "categories"), "GET"),
+        ("/categories/{record_id:int}", partial(one, "categories"), "GET"),
         ("/store/storeConfigs", store_configs, "GET"),
         ("/integration/admin/token", admin_token, "POST"),
     ]
@@ -150,8 +141,7 @@ async def admin_token(request: Request) -> Response:
     return respond(store_of(request).issue_admin_token(body.get("username"), body.get("password")))
 
 
-def create_app(settings: FakeMagentoSettings | None = None) -> FastAPI:
-    settings = settings or FakeMagentoSettings()
+def create_app(settings: FakeMagentoSettings) -> FastAPI:
     app = shop_app("shopsync fake Magento shop", Store(settings), gate=Gate, settings=settings,
                    healthy=lambda: respond({"status": "ok"}))
     answer_errors(app, MagentoError, lambda exc: respond(exc.body(), exc.status, exc.headers),

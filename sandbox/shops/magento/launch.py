@@ -5,7 +5,6 @@ of this process for tests, benchmarks and scripts (the shared part is
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,11 +33,10 @@ class RunningFakeMagento(RunningFake):
 
 
 LAUNCHER = Launcher(
-    "sandbox.shops.magento.launch", "sandbox.shops.magento.command:command",
-    FakeMagentoSettings, create_app,
+    "magento", FakeMagentoSettings, create_app,
     "shopsync fake-shop magento at http://{s.host}:{port}/rest/{s.store_code}"
     " (bearer token {s.token})",
-    re.compile(r"magento at (http://\S+/rest/\S+)"), "fake Magento", RunningFakeMagento)
+    r"magento at (http://\S+/rest/\S+)", "fake Magento", RunningFakeMagento)
 launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
 start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
 start_many_in_thread = LAUNCHER.start_many_in_thread

@@ -59,6 +59,12 @@ async def webservice(request: Request) -> Response:
     segments = [s for s in request.url.path.removeprefix(API_PREFIX).split("/") if s]
     resource = segments[0] if segments else ""
     key = request.scope["state"]["key"]
+
+    def answer(content: bytes | None, status: int = 200,
+               headers: dict[str, str] | None = None) -> Response:
+        return render.answer(content, status, json=json, ps_version=settings.ps_version,
+                             started=started, headers=headers)
+
     try:
         shop = params.get("id_shop")
         if shop is not None and shop not in ("1", "all"):
@@ -72,8 +78,7 @@ async def webservice(request: Request) -> Response:
                                       " array (PrestaShop issue 32179)")
             content = (orjson.dumps(_allowed(key)) if json
                        else render.xml_resources(_allowed(key), base).encode())
-            return render.answer(content, 200, json=json, ps_version=settings.ps_version,
-                                 started=started)
+            return answer(content)
         if resource not in KNOWN:
             raise did_you_mean(400, 27, f'Resource of type "{resource}" does not exists',
                                resource, KNOWN)
@@ -89,15 +94,13 @@ async def webservice(request: Request) -> Response:
             digits = segments[1] if segments[1].isdigit() else "0"
             row = store.tables[resource].rows.get(int(digits))
             if row is None:  # getFilteredObjectDetails: a bare 404, no content
-                return render.answer(None, 404, json=json, ps_version=settings.ps_version,
-                                     started=started)
+                return answer(None, 404)
             shown = fields if query.display in ("full", "minimum") else query.display
             item = render.record(resource, store.record(resource, row), shown, languages,
                                  settings.version, associations=shown is fields)
             content = _content(store, json, base, resource, [item], minimal=False, details=True,
                                displayed="display" in params)
-            return render.answer(content, 200, json=json, ps_version=settings.ps_version,
-                                 started=started)
+            return answer(content)
         rows, cells = select(store, resource, query, languages)
         minimal = query.display == "minimum"
         if minimal:
@@ -108,16 +111,12 @@ async def webservice(request: Request) -> Response:
                                    associations=query.display == "full") for r in rows]
         content = _content(store, json, base, resource, items, minimal=minimal, details=False,
                            displayed=True)
-        return render.answer(content, 200, json=json, ps_version=settings.ps_version,
-                             started=started)
+        return answer(content)
     except PSError as exc:
-        headers = {**exc.headers}
-        return render.answer(render.error_content([exc], json), exc.status, json=json,
-                             ps_version=settings.ps_version, started=started, headers=headers)
+        return answer(render.error_content([exc], json), exc.status, exc.headers)
 
 
-def create_app(settings: FakePrestaSettings | None = None) -> FastAPI:
-    settings = settings or FakePrestaSettings()
+def create_app(settings: FakePrestaSettings) -> FastAPI:
     app = shop_app("shopsync fake PrestaShop shop", Store(settings), gate=Gate, settings=settings,
                    healthy=lambda: Response(b'{"status":"ok"}', media_type="application/json"))
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]

@@ -5,7 +5,6 @@ thread of this process for tests, benchmarks and scripts (the shared part is
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,11 +32,10 @@ class RunningFakeShop(RunningFake):
 
 
 LAUNCHER = Launcher(
-    "sandbox.shops.prestashop.launch", "sandbox.shops.prestashop.command:command",
-    FakePrestaSettings, create_app,
+    "prestashop", FakePrestaSettings, create_app,
     "shopsync fake-shop prestashop at http://{s.host}:{port}/api (PrestaShop {s.ps_version},"
     " key {s.key}, timezone {s.timezone}, {s.languages} language(s))",
-    re.compile(r"prestashop at (http://\S+/api)"), "fake PrestaShop", RunningFakeShop)
+    r"prestashop at (http://\S+/api)", "fake PrestaShop", RunningFakeShop)
 launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
 start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
 start_many_in_thread = LAUNCHER.start_many_in_thread

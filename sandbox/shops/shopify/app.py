@@ -24,16 +24,14 @@ from sandbox.shops.shopify import fake_api
 from sandbox.shops.shopify.roots import run
 from sandbox.shops.shopify.settings import FILES_PREFIX, SUPPORTED_VERSIONS, FakeShopifySettings
 from sandbox.shops.shopify.store import Store
-from sandbox.shops.web import json_response, shop_app
+from sandbox.shops.web import json_response as respond
+from sandbox.shops.web import shop_app
 
 _VERSION = re.compile(r"^\d{4}-(01|04|07|10)$")
 _BAD_TOKEN = "[API] Invalid API key or access token (unrecognized login or wrong password)"
 _HTML_502 = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>"
              b"<h1>502 Bad Gateway</h1><p>There was a problem loading this website.</p>"
              b"</body></html>")
-
-
-respond = json_response
 
 
 def served_version(asked: str) -> str | None:
@@ -45,8 +43,7 @@ def served_version(asked: str) -> str | None:
     return None
 
 
-def create_app(settings: FakeShopifySettings | None = None) -> FastAPI:
-    settings = settings or FakeShopifySettings()
+def create_app(settings: FakeShopifySettings) -> FastAPI:
     store = Store(settings)
     app = shop_app("shopsync fake Shopify shop", store, healthy=lambda: respond({"status": "ok"}))
     faults = hosting.Faults("shopify", settings.seed, settings.fault_rate,

@@ -5,7 +5,6 @@ of this process for tests, benchmarks and scripts (the shared part is
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -44,12 +43,10 @@ class RunningFakeShopify(RunningFake):
 
 
 LAUNCHER = Launcher(
-    "sandbox.shops.shopify.launch", "sandbox.shops.shopify.command:command",
-    FakeShopifySettings, create_app,
+    "shopify", FakeShopifySettings, create_app,
     "shopsync fake-shop shopify at http://{s.host}:{port}/admin/api/{{version}}/graphql.json"
     " (access token {s.token})",
-    re.compile(r"shopify at (http://\S+?)/admin/api"), "fake Shopify", RunningFakeShopify,
-    timeout=60)
+    r"shopify at (http://\S+?)/admin/api", "fake Shopify", RunningFakeShopify, timeout=60)
 launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
 start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
 start_many_in_thread = LAUNCHER.start_many_in_thread

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 from fastapi import APIRouter, FastAPI, Request
 from starlette.responses import Response
@@ -47,8 +47,9 @@ def _api() -> APIRouter:
     for resource, path in (("orders", "orders"), ("customers", "customers"),
                            ("coupons", "coupons"), ("categories", "products/categories"),
                            ("products", "products")):
-        router.add_api_route(f"/{path}", _lister(resource), methods=["GET"])
-        router.add_api_route(f"/{path}/{{record_id:int}}", _getter(resource), methods=["GET"])
+        router.add_api_route(f"/{path}", partial(_list, resource), methods=["GET"])
+        router.add_api_route(f"/{path}/{{record_id:int}}", partial(_get, resource),
+                             methods=["GET"])
 
     @router.get("/products/{product_id:int}/variations")
     async def variations(request: Request, product_id: int) -> Response:
@@ -88,24 +89,15 @@ def _api() -> APIRouter:
     return router
 
 
-def _lister(resource: str) -> Any:
-    async def collection(request: Request) -> Response:
-        return _collection(request, resource)
-
-    collection.__name__ = f"list_{resource}"
-    return collection
+async def _list(resource: str, request: Request) -> Response:
+    return _collection(request, resource)
 
 
-def _getter(resource: str) -> Any:
-    async def one(request: Request, record_id: int) -> Response:
-        return _one(request, resource, record_id)
-
-    one.__name__ = f"get_{resource}"
-    return one
+async def _get(resource: str, request: Request, record_id: int) -> Response:
+    return _one(request, resource, record_id)
 
 
-def create_app(settings: FakeWooSettings | None = None) -> FastAPI:
-    settings = settings or FakeWooSettings()
+def create_app(settings: FakeWooSettings) -> FastAPI:
     app = shop_app("shopsync fake WooCommerce shop", Store(settings), gate=Gate,
                    settings=settings, healthy=lambda: respond({"status": "ok"}))
     answer_errors(app, WooError, lambda exc: respond(exc.body(), exc.status, list(exc.headers.items())),

@@ -38,9 +38,7 @@ from sandbox.shops.woocommerce.store import RESOURCES, Store, parse_datetime
 class WooControl(Control):
     resources = RESOURCES
     stamp_field = "date_modified_gmt"
-
-    def respond(self, data: Any, status: int = 200) -> Response:
-        return respond(data, status)
+    media_type = "application/json; charset=UTF-8"
 
     def error(self, status: int, message: str, code: str = "") -> Exception:
         return WooError(status, code, message)

@@ -25,16 +25,13 @@ def respond(data: Any, status: int = 200, headers: list[tuple[str, str]] | None 
     return response
 
 
-def store_of(request: Request) -> Store:
-    return request.app.state.store
-
-
 def require_auth(request: Request, *, listing: bool) -> Store:
     """The route's permission check: requests without credentials are refused here (wrong
     credentials were already refused by the gate)."""
     if not request.scope.get("state", {}).get("authenticated"):
         raise cannot_view(listing)
-    return store_of(request)
+    store: Store = request.app.state.store
+    return store
 
 
 def with_links(request: Request, resource: str, row: Row, record: dict[str, Any]) -> dict[str, Any]:

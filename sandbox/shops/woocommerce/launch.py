@@ -5,7 +5,6 @@ thread of this process for tests, benchmarks and scripts (the shared part is
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,11 +35,10 @@ class RunningFakeShop(RunningFake):
 
 
 LAUNCHER = Launcher(
-    "sandbox.shops.woocommerce.launch", "sandbox.shops.woocommerce.command:command",
-    FakeWooSettings, create_app,
+    "woocommerce", FakeWooSettings, create_app,
     "shopsync fake-shop woocommerce at http://{s.host}:{port}/wp-json/wc/v3"
     " (consumer key {s.consumer_key}, secret {s.consumer_secret})",
-    re.compile(r"woocommerce at (http://\S+/wp-json/wc/v3)"), "fake WooCommerce", RunningFakeShop)
+    r"woocommerce at (http://\S+/wp-json/wc/v3)", "fake WooCommerce", RunningFakeShop)
 launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
 start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
 start_many_in_thread = LAUNCHER.start_many_in_thread

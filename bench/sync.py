@@ -149,7 +149,8 @@ def report(run: dict[str, Any], name: str) -> None:
               f" {cpu:.1f} CPU s")
     if run["stages"] is not None:
         print(f"  {'stage':<14}{'wall s':>9}{'share':>8}{'CPU s':>9}"
-              "   (CPU: the syncing thread's; reads in worker threads count as other threads)")
+              "   (CPU: the syncing thread's, the ledger's with its worker thread;"
+              " reads in worker threads count as other threads)")
         staged = 0.0
         for stage, (wall, cpu) in run["stages"].items():
             staged += wall

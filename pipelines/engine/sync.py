@@ -45,7 +45,7 @@ from pipelines.engine.quality.check import plan_suite, suite_pending
 from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead, Reading
 from pipelines.engine.read_process import ReadProcess
 from pipelines.engine.send import send
-from pipelines.engine.stages import StageTimer, stage
+from pipelines.engine.stages import StageTimer, counted, stage
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import SAMPLES_PER_RESOURCE, StreamReport
 
@@ -265,7 +265,7 @@ class StreamSync:
         record = partial(self.state.record, self.source.name, resource, outcomes,
                          cursor=cursor)
         if self.state.parallel_safe:
-            await asyncio.to_thread(record)
+            await asyncio.to_thread(counted, self.stages, "ledger", record)
         else:
             record()
 

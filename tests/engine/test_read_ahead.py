@@ -6,6 +6,7 @@ The stage timer adds up what each stage took."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -14,7 +15,7 @@ import pytest
 from connectors.sources.base import RawRecord
 from pipelines.engine.plan import ReadKind, ReadPlan
 from pipelines.engine.read_ahead import ReadAhead, Reading, prefetched
-from pipelines.engine.stages import STAGES, StageTimer, stage
+from pipelines.engine.stages import STAGES, StageTimer, counted, stage
 
 PLAN = ReadPlan(kind=ReadKind.FULL, after=None, until=datetime(2025, 1, 1, tzinfo=UTC))
 
@@ -109,6 +110,26 @@ def test_a_stage_timer_adds_up_each_stage_and_no_timer_costs_nothing() -> None:
     assert timer.times["map"].calls == 3 and timer.times["read"].calls == 0
     wall, cpu = timer.seconds()["map"]
     assert wall >= 0 and cpu >= 0
+
+
+def test_work_handed_to_a_worker_thread_counts_in_its_stages_cpu() -> None:
+    timer = StageTimer()
+
+    def busy() -> int:
+        deadline = time.thread_time_ns() + 20_000_000  # 20 ms of this thread's CPU
+        while time.thread_time_ns() < deadline:
+            pass
+        return 7
+
+    async def run() -> int:
+        with timer.stage("ledger"):
+            return await asyncio.to_thread(counted, timer, "ledger", busy)
+
+    assert asyncio.run(run()) == 7
+    # the syncing thread only waited; the worker's CPU is the stage's
+    assert timer.times["ledger"].worker_cpu_ns >= 20_000_000
+    assert timer.seconds()["ledger"][1] >= 0.02
+    assert counted(None, "ledger", lambda: 3) == 3  # no timer: just the call
 
 
 class Pages:

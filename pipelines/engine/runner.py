@@ -182,6 +182,11 @@ class SourceRunner:
             stack.enter_context(paced_for_sync())
             if not dry_run:  # a dry run writes nothing: no lease; entered first, released last
                 stack.enter_context(self.lease("backfill" if window else "sync"))
+            if not dry_run and window is None and not self.state.recent_runs(self.source.name, 1):
+                # a source's first sync sends everything: the import starts now, beside the
+                # data source's look-up, the connector's opening and the read process's
+                # start, and no stream waits for it
+                prepare_quality()
             connector = self.open_connector()
             stack.push_async_callback(connector.aclose)
             self.read_whole = {s for s, spec in connector.streams().items() if not spec.incremental}

@@ -7,7 +7,8 @@ before the suite (``held.py``) — into what the Dagster asset check shows.
 
 Cost: GX and the packages it shares take ~1.5 CPU-s to import (``deferred.py`` leaves out
 the half our rules never use). A sync starts that import in a thread
-(``prepare``) when a chunk first has items to check, and it overlaps the reading: a stream
+(``prepare``) when a chunk first has items to check — a source's first sync at its start,
+as it will send everything — and it overlaps the reading: a stream
 whose suite is not planned yet reads ahead (``suite_pending``, ``engine/read_ahead.py``)
 instead of stalling on that chunk; a sync that finds nothing changed never pays it. Each suite is planned once per process (``plan.py``): per batch GX then only resolves the
 metrics of the rules and judges them, about a quarter of what ``batch.validate`` costs. The

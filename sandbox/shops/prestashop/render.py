@@ -113,25 +113,22 @@ def xml_document(resource: str, items: list[dict[str, Any]], base: str, *, minim
                        for i in items)
     else:
         body = "".join(f"<{node}>{_xml_fields(resource, i, base)}</{node}>" for i in items)
-    return _xml(body if details else f"<{resource}>{body}</{resource}>")
+    inner = body if details else f"<{resource}>{body}</{resource}>"
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<prestashop {XMLNS}>{inner}</prestashop>\n'
 
 
 def xml_errors(errors: list[PSError]) -> str:
-    return _xml("<errors>" + "".join(
-        f"<error><code>{_cdata(e.code)}</code><message>{_cdata(e.message)}</message></error>"
-        for e in errors) + "</errors>")
+    inner = "".join(f"<error><code>{_cdata(e.code)}</code><message>{_cdata(e.message)}</message>"
+                    "</error>" for e in errors)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<prestashop {XMLNS}><errors>{inner}</errors></prestashop>\n'
 
 
 def xml_resources(allowed: Iterable[str], base: str) -> str:
-    return _xml('<api shopName="shopsync fake shop">' + "".join(
-        f'<{r} xlink:href="{base}/{r}" get="true" put="false" post="false" patch="false"'
-        f' delete="false" head="true"><description>{escape(r)}</description></{r}>'
-        for r in allowed) + "</api>")
-
-
-def _xml(inner: str) -> str:
-    """A webservice document: ``inner`` in the ``prestashop`` root."""
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<prestashop {XMLNS}>{inner}</prestashop>\n'
+    inner = "".join(f'<{r} xlink:href="{base}/{r}" get="true" put="false" post="false"'
+                    f' patch="false" delete="false" head="true"><description>{escape(r)}'
+                    f"</description></{r}>" for r in allowed)
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<prestashop {XMLNS}><api shopName="shopsync'
+            f' fake shop">{inner}</api></prestashop>\n')
 
 
 # answers ----------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ platform; so do a store's own changes (what a patch or a new record sets)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,38 @@ class HasId(Protocol):
 
 R = TypeVar("R", bound=HasId)
 V = TypeVar("V")
+T = TypeVar("T")
+#: the views a table keeps at once (a fake answering many searches keeps the latest)
+VIEWS_KEPT = 16
+
+
+def like(pattern: str) -> re.Pattern[str]:
+    """SQL's ``LIKE`` (``%`` any run, ``_`` one character), case-insensitive as MySQL's
+    default collation is."""
+    body = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
+    return re.compile(f"^{body}$", re.IGNORECASE | re.DOTALL)
+
+
+def every(checks: Sequence[Callable[[T], bool]]) -> Callable[[T], bool]:
+    """One predicate for all ``checks`` in order (chained calls: cheaper than ``all()``
+    per row); no checks: everything passes."""
+    if not checks:
+        return lambda _: True
+    combined = checks[0]
+    for check in checks[1:]:
+        combined = _both(combined, check)
+    return combined
+
+
+def _both(a: Callable[[T], bool], b: Callable[[T], bool]) -> Callable[[T], bool]:
+    return lambda row: a(row) and b(row)
+
+
+def either(checks: Sequence[Callable[[T], bool]]) -> Callable[[T], bool]:
+    """One predicate for any of ``checks`` (at least one)."""
+    if len(checks) == 1:
+        return checks[0]
+    return lambda row: any(check(row) for check in checks)
 
 
 def merge(into: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -60,9 +93,12 @@ class Table(Generic[R]):
         return found
 
     def view(self, key: str, build: Callable[[], V]) -> V:
-        """``build()``, kept until the next ``changed``."""
+        """``build()``, kept until the next ``changed`` (the latest ``VIEWS_KEPT``)."""
         if key not in self._views:
-            self._views[key] = build()
+            built = build()
+            if len(self._views) >= VIEWS_KEPT:
+                del self._views[next(iter(self._views))]
+            self._views[key] = built
         return self._views[key]
 
     def ordered(self, by: str) -> list[R]:
@@ -84,6 +120,12 @@ class Table(Generic[R]):
 
     def changed(self) -> None:
         self._views.clear()
+
+    def add(self, row: R) -> R:
+        """Add a new row; the views are built again."""
+        self.rows[row.id] = row
+        self.changed()
+        return row
 
     def save(self, record_id: int, fields: Mapping[str, Any]) -> None:
         """Keep fields a test patched, merged over those it patched before."""
@@ -149,6 +191,11 @@ class Shop(Clock):
     options: ClassVar[str]
     #: whether a deleted product takes its options along (Magento's child products stay)
     cascade: ClassVar[bool] = True
+    #: the row attribute that says when a record last changed
+    stamp: ClassVar[str] = "updated"
+    #: whether a change of an option changes its product too (saving a variation saves
+    #: its product)
+    touches_product: ClassVar[bool] = False
 
     def __init__(self, settings: Any, generated: Generated, **table: Any) -> None:
         self.settings = settings
@@ -165,6 +212,21 @@ class Shop(Clock):
     def record(self, resource: str, row: Any) -> dict[str, Any]:
         return self.tables[resource].patched(row.id, self.builders[resource](self, row))
 
+    def changed(self, resource: str) -> None:
+        """Drop what was kept of ``resource``'s rows (its table's views) after a change."""
+        self.tables[resource].changed()
+
+    def touch(self, resource: str, record_id: int, at: int | None = None) -> Any:
+        """Mark a record changed at ``at`` (None: now), and its product with it when an
+        option ``touches_product`` (an unknown id: the table's refusal)."""
+        row = self.tables[resource].row(record_id)
+        setattr(row, self.stamp, self.now() if at is None else at)
+        self.changed(resource)
+        if self.touches_product and resource == self.options \
+                and row.parent in self.tables["products"].rows:
+            self.touch("products", row.parent, getattr(row, self.stamp))
+        return row
+
     def next_id(self, resource: str, after: int = 0) -> int:
         return max(self.tables[resource].rows, default=after) + 1
 
@@ -175,13 +237,12 @@ class Shop(Clock):
         row = table.row(record_id)
         del table.rows[record_id]
         table.patches.pop(record_id, None)
-        table.changed()
+        self.changed(resource)
         dropped = self.children.pop(record_id, []) if resource == "products" else []
         if self.cascade and dropped:
-            options = self.tables[self.options]
             for option in dropped:
-                options.rows.pop(option, None)
-            options.changed()
+                self.tables[self.options].rows.pop(option, None)
+            self.changed(self.options)
         if resource == self.options and record_id in self.children.get(row.parent, ()):
             self.children[row.parent].remove(record_id)
         return row

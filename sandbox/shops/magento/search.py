@@ -11,6 +11,7 @@ the input limits on, a pageSize over the maximum is refused and a missing one me
 from __future__ import annotations
 
 import math
+import operator
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
@@ -21,12 +22,18 @@ from sandbox.shops.magento.data import Row
 from sandbox.shops.magento.errors import MagentoError, required, unknown_column
 from sandbox.shops.magento.records import increment_id, utc_text
 from sandbox.shops.magento.store import parse_time
-from sandbox.shops.table import Span
+from sandbox.shops.table import Span, either, every, like
 
 Getter = Callable[[Row], Any]
 Predicate = Callable[[Row], bool]
 CONDITIONS = frozenset({"eq", "finset", "from", "gt", "gteq", "in", "like", "lt", "lteq",
                         "moreq", "neq", "nfinset", "nin", "nlike", "notnull", "null", "to"})
+
+#: the comparisons of the conditions that compare a value
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "eq": operator.eq, "neq": operator.ne, "gt": operator.gt, "gteq": operator.ge,
+    "moreq": operator.ge, "from": operator.ge, "lt": operator.lt, "lteq": operator.le,
+    "to": operator.le}
 
 _ID: tuple[str, Getter] = ("int", lambda r: r.id)
 _CREATED: tuple[str, Getter] = ("date", lambda r: r.created)
@@ -155,11 +162,6 @@ def _typed(kind: str, text: str) -> Any:
     return text.casefold()
 
 
-def _like(pattern: str) -> re.Pattern[str]:
-    parts = [".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern]
-    return re.compile("^" + "".join(parts) + "$", re.IGNORECASE | re.DOTALL)
-
-
 def _condition(kind: str, getter: Getter, f: Filter) -> Predicate:
     """One filter as a predicate on rows (MySQL semantics: NULL never compares true)."""
     c = f.condition
@@ -170,7 +172,7 @@ def _condition(kind: str, getter: Getter, f: Filter) -> Predicate:
         return ((lambda r: _norm(kind, getter(r)) in wanted) if c == "in"
                 else (lambda r: getter(r) is not None and _norm(kind, getter(r)) not in wanted))
     if c in ("like", "nlike"):
-        regex = _like(f.value)
+        regex = like(f.value)
         return ((lambda r: getter(r) is not None and bool(regex.match(str(getter(r)))))
                 if c == "like" else
                 (lambda r: getter(r) is not None and not regex.match(str(getter(r)))))
@@ -180,11 +182,7 @@ def _condition(kind: str, getter: Getter, f: Filter) -> Predicate:
             return value is not None and f.value in str(value).split(",")
         return in_set if c == "finset" else (lambda r: getter(r) is not None and not in_set(r))
     value = _typed(kind, f.value)
-    compare: Callable[[Any, Any], bool] = {
-        "eq": lambda a, b: a == b, "neq": lambda a, b: a != b, "gt": lambda a, b: a > b,
-        "gteq": lambda a, b: a >= b, "moreq": lambda a, b: a >= b, "from": lambda a, b: a >= b,
-        "lt": lambda a, b: a < b, "lteq": lambda a, b: a <= b, "to": lambda a, b: a <= b,
-    }[c]
+    compare = _COMPARE[c]
 
     def check(r: Row) -> bool:
         got = getter(r)
@@ -203,18 +201,11 @@ def column(resource: str, field: str, clause: str = "where clause") -> tuple[str
         raise unknown_column(field, clause) from None
 
 
-def _any(parts: list[Predicate]) -> Predicate:
-    return parts[0] if len(parts) == 1 else (lambda r: any(p(r) for p in parts))
-
-
 def predicate(resource: str, groups: list[list[Filter]]) -> Predicate | None:
-    compiled = [_any([_condition(*column(resource, f.field), f) for f in group])
+    """The filters ORed in each group, the groups ANDed (None: no filter)."""
+    compiled = [either([_condition(*column(resource, f.field), f) for f in group])
                 for group in groups]
-    if not compiled:
-        return None
-    if len(compiled) == 1:
-        return compiled[0]
-    return lambda r: all(p(r) for p in compiled)
+    return every(compiled) if compiled else None
 
 
 def _lower_bound(resource: str, groups: list[list[Filter]], field: str) -> int | None:

@@ -15,6 +15,16 @@ from sandbox.shops.timeline import epoch_of
 
 RESOURCES = ("orders", "customers", "products", "carts", "categories")
 _SORT_KEYS: dict[str, Callable[[Row], Any]] = {"id": lambda r: r.id, "updated": lambda r: (r.updated, r.id)}
+#: the row columns a patched field sets, by resource: field -> (column, its value)
+_COLUMNS: dict[str, dict[str, tuple[str, Callable[[Any], Any]]]] = {
+    "orders": {"status": ("status", str), "state": ("state", str)},
+    "customers": {"email": ("sku", str)},
+    "products": {"sku": ("sku", str), "name": ("name", str),
+                 "price": ("amount", lambda price: round(float(price) * 100)),
+                 "status": ("active", lambda status: int(status) == 1)},
+    "carts": {"is_active": ("active", bool), "items": ("count", len)},
+    "categories": {"name": ("name", str), "is_active": ("active", bool), "parent_id": ("parent", int)},
+}
 
 
 def parse_time(value: Any) -> int:
@@ -64,13 +74,6 @@ class Store(Shop):
 
     # changes made through the /__fake__ API ---------------------------------------------
 
-    def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
-        table = self.tables[resource]
-        row = table.row(record_id)
-        row.updated = self.now() if at is None else at
-        table.changed()
-        return row
-
     def patch(self, resource: str, record_id: int, fields: dict[str, Any], *, bump: bool = True) -> Row:
         table = self.tables[resource]
         row = table.row(record_id)
@@ -78,26 +81,9 @@ class Store(Shop):
         if "created_at" in fields:
             row.created = parse_time(fields.pop("created_at"))
         updated = fields.pop("updated_at", None)
-        if resource == "orders":
-            row.status = str(fields.get("status", row.status))
-            row.state = str(fields.get("state", row.state))
-        elif resource == "customers" and "email" in fields:
-            row.sku = str(fields["email"])
-        elif resource == "products":
-            row.sku = str(fields.get("sku", row.sku))
-            row.name = str(fields.get("name", row.name))
-            if "price" in fields:
-                row.amount = round(float(fields["price"]) * 100)
-            if "status" in fields:
-                row.active = int(fields["status"]) == 1
-        elif resource == "carts":
-            row.active = bool(fields.get("is_active", row.active))
-            if "items" in fields:
-                row.count = len(fields["items"])
-        elif resource == "categories":
-            row.name = str(fields.get("name", row.name))
-            row.active = bool(fields.get("is_active", row.active))
-            row.parent = int(fields.get("parent_id", row.parent))
+        for key, (column, value) in _COLUMNS[resource].items():
+            if key in fields:
+                setattr(row, column, value(fields[key]))
         if fields:
             table.save(record_id, fields)
         if updated is not None:
@@ -118,10 +104,8 @@ class Store(Shop):
         if resource == "orders":
             row.state, row.status = "new", "pending"
             row.customer = int(fields.get("customer_id") or 0)
-            carts = self.tables["carts"]
-            carts.rows[quote_id(new_id)] = Row(quote_id(new_id), now - 600, now, active=False,
-                                                customer=row.customer, order=new_id, count=1)
-            carts.changed()
+            self.tables["carts"].add(Row(quote_id(new_id), now - 600, now, active=False,
+                                         customer=row.customer, order=new_id, count=1))
         elif resource == "customers":
             row.name, row.sku = "New Customer", f"new.customer.{new_id}@example.com"
         elif resource == "products":
@@ -131,6 +115,5 @@ class Store(Shop):
             row.customer, row.count = int(fields.get("customer_id") or 0), 1
         else:
             row.parent, row.name = 2, f"Category {new_id}"
-        table.rows[new_id] = row
-        table.changed()
+        table.add(row)
         return self.patch(resource, new_id, fields, bump=False)

@@ -20,6 +20,7 @@ from sandbox.shops.prestashop.errors import PSError, did_you_mean
 from sandbox.shops.prestashop.fields import DATED, DYNAMIC, I18N, INDEX, fields_of
 from sandbox.shops.prestashop.records import I18n
 from sandbox.shops.prestashop.store import Store
+from sandbox.shops.table import like
 
 _FILTER = re.compile(r"^filter\[([^\]]*)\](.*)$")
 _OPERATOR = re.compile(r"^(.*)\[(.*)\](.*)$", re.DOTALL)
@@ -160,11 +161,6 @@ def _comparable(cell: Any, value: str, is_date: bool) -> tuple[Any, Any]:
     return str(cell).casefold(), value.casefold()
 
 
-def _like(pattern: str) -> re.Pattern[str]:
-    body = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
-    return re.compile(f"^{body}$", re.IGNORECASE | re.DOTALL)
-
-
 def condition(raw: str, is_date: bool) -> Check | None:
     """getSQLRetrieveFilter as a predicate on one cell (None: no condition, as for an
     operator PrestaShop does not know, like ``>=[…]``)."""
@@ -178,7 +174,7 @@ def condition(raw: str, is_date: bool) -> Check | None:
         return lambda cell: cmp(cell, raw) == 0
     before, inner, after = match.groups()
     if before == "%" or after == "%":
-        pattern = _like(before + inner + after)
+        pattern = like(before + inner + after)
         return lambda cell: bool(pattern.match("" if cell is None else str(cell)))
     if before == "" and after == "":
         if inner.find("|") > 0:

@@ -21,6 +21,7 @@ SOFT_DELETABLE = frozenset({"customers", "addresses", "carriers", "order_states"
 class Store(Shop):
     builders = records.BUILDERS
     options = "combinations"
+    stamp = "modified"
     settings: FakePrestaSettings
     tables: dict[str, Table[Row]]
 
@@ -51,12 +52,10 @@ class Store(Shop):
     # changes made through the /__fake__ API ---------------------------------------------
 
     def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
-        table = self.tables[resource]
-        row = table.rows[record_id]
+        self.tables[resource].row(record_id)  # an unknown id is refused first
         if resource not in DATED:
             raise ValueError(f"{resource} have no dates to touch")
-        row.modified = self.now() if at is None else at
-        table.changed()
+        row: Row = super().touch(resource, record_id, at)
         return row
 
     def patch(self, resource: str, record_id: int, fields: dict[str, Any], *,
@@ -109,8 +108,7 @@ class Store(Shop):
             self.children[row.parent].append(new_id)
         elif resource == "categories":
             row.parent = 2
-        table.rows[new_id] = row
-        table.changed()
+        table.add(row)
         return self.patch(resource, new_id, fields, bump=False) if fields else row
 
     def delete(self, resource: str, record_id: int, *, soft: bool = False) -> None:

@@ -222,16 +222,16 @@ def run_query(ctx: Context, text: str) -> dict[str, Any]:
 def cancel(store: Store, operation_id: Any) -> dict[str, Any]:
     digits = str(operation_id or "").rsplit("/", 1)[-1]
     operation = store.bulk.get(int(digits)) if digits.isdigit() else None
+    errors: list[dict[str, Any]] = []
     if operation is None:
-        return {"__typename": "BulkOperationCancelPayload", "bulkOperation": None,
-                "userErrors": [{"__typename": "UserError", "field": ["id"],
-                                "message": "Bulk operation does not exist"}]}
-    operation.refresh(store.now())
-    if operation.status in ("CREATED", "RUNNING"):
-        operation.status = "CANCELING"
-        return {"__typename": "BulkOperationCancelPayload", "bulkOperation": operation.record(),
-                "userErrors": []}
-    return {"__typename": "BulkOperationCancelPayload", "bulkOperation": operation.record(),
-            "userErrors": [{"__typename": "UserError", "field": None,
-                            "message": f"A bulk operation cannot be canceled when it is"
-                                       f" {operation.status.lower()}"}]}
+        errors.append({"field": ["id"], "message": "Bulk operation does not exist"})
+    else:
+        operation.refresh(store.now())
+        if operation.status in ("CREATED", "RUNNING"):
+            operation.status = "CANCELING"
+        else:
+            errors.append({"field": None, "message": "A bulk operation cannot be canceled"
+                                                     f" when it is {operation.status.lower()}"})
+    return {"__typename": "BulkOperationCancelPayload",
+            "bulkOperation": None if operation is None else operation.record(),
+            "userErrors": [{"__typename": "UserError", **e} for e in errors]}

@@ -103,17 +103,24 @@ def fields(ctx: Context, selection_set: SelectionSetNode | None,
     for selection in selection_set.selections if selection_set else ():
         if isinstance(selection, FieldNode):
             yield selection
-        elif isinstance(selection, InlineFragmentNode):
-            condition = selection.type_condition.name.value if selection.type_condition else None
-            if typename is None or matches(typename, condition):
-                yield from fields(ctx, selection.selection_set, typename)
-        elif isinstance(selection, FragmentSpreadNode):
-            fragment = ctx.fragments.get(selection.name.value)
-            if fragment is None:
-                raise QueryError(f"Fragment {selection.name.value} was used, but not defined",
-                                 "useAndDefineFragment", selection)
-            if typename is None or matches(typename, fragment.type_condition.name.value):
-                yield from fields(ctx, fragment.selection_set, typename)
+            continue
+        condition, inner = fragment(ctx, selection)
+        if typename is None or matches(typename, condition):
+            yield from fields(ctx, inner, typename)
+
+
+def fragment(ctx: Context, selection: Any) -> tuple[str | None, SelectionSetNode]:
+    """An inline fragment's or a fragment spread's type condition (None: any type) and
+    selections."""
+    if isinstance(selection, InlineFragmentNode):
+        condition = selection.type_condition
+        return condition.name.value if condition else None, selection.selection_set
+    assert isinstance(selection, FragmentSpreadNode)
+    defined = ctx.fragments.get(selection.name.value)
+    if defined is None:
+        raise QueryError(f"Fragment {selection.name.value} was used, but not defined",
+                         "useAndDefineFragment", selection)
+    return defined.type_condition.name.value, defined.selection_set
 
 
 def is_connection(ctx: Context, node: FieldNode) -> bool:
@@ -152,17 +159,8 @@ def requested_cost(ctx: Context, selection_set: SelectionSetNode | None,
         if isinstance(selection, FieldNode):
             total += _field_cost(ctx, selection, path)
             continue
-        if isinstance(selection, InlineFragmentNode):
-            condition = selection.type_condition.name.value if selection.type_condition else ""
-            inner = selection.selection_set
-        else:
-            assert isinstance(selection, FragmentSpreadNode)
-            fragment = ctx.fragments.get(selection.name.value)
-            if fragment is None:
-                raise QueryError(f"Fragment {selection.name.value} was used, but not defined",
-                                 "useAndDefineFragment", selection)
-            condition, inner = fragment.type_condition.name.value, fragment.selection_set
-        by_type[condition] = by_type.get(condition, 0) + requested_cost(ctx, inner, path)
+        condition, inner = fragment(ctx, selection)
+        by_type[condition or ""] = by_type.get(condition or "", 0) + requested_cost(ctx, inner, path)
     return total + max(by_type.values(), default=0)
 
 

@@ -13,6 +13,7 @@ from sandbox.shops.shopify.executor import (
     MUTATION_COST,
     Context,
     QueryError,
+    fields,
     key,
     page_list,
     page_rows,
@@ -21,7 +22,7 @@ from sandbox.shops.shopify.executor import (
     project_connection,
     requested_cost,
 )
-from sandbox.shops.shopify.search import SearchError, parse_search
+from sandbox.shops.shopify.search import Search, SearchError, parse_search
 from sandbox.shops.shopify.store import Store
 
 DOCS = "https://shopify.dev/api/usage/rate-limits"
@@ -83,16 +84,21 @@ def matching_rows(ctx: Context, root: str, args: dict[str, Any], node: FieldNode
         raise QueryError(f"Argument 'sortKey' on Field '{root}' has an invalid value"
                          f" ({sort_key}). Expected type '{enum}'.",
                          "argumentLiteralsIncompatible", node, path)
-    try:
-        search = parse_search(args.get("query"), resource, ctx.store.tz)
-    except SearchError as exc:
-        raise QueryError(f"Invalid search query: {exc}", "BAD_REQUEST", node, path) from None
+    search = _search(ctx, resource, args, node, path)
     if search.warnings:
         ctx.warnings.append({"path": path, "query": args.get("query"), "warnings": search.warnings})
     value = _BY[sort_key]
     rows, keys = ctx.store.sorted_rows(resource, sort_key, value, args.get("query"),
                                        search.predicate)
     return rows, value, keys
+
+
+def _search(ctx: Context, resource: str, args: dict[str, Any], node: FieldNode,
+            path: list[Any]) -> Search:
+    try:
+        return parse_search(args.get("query"), resource, ctx.store.tz)
+    except SearchError as exc:
+        raise QueryError(f"Invalid search query: {exc}", "BAD_REQUEST", node, path) from None
 
 
 def record_of_gid(store: Store, text: Any) -> dict[str, Any] | None:
@@ -137,13 +143,10 @@ def resolve_query_field(ctx: Context, node: FieldNode) -> Any:
         return project_connection(ctx, page, node, path)
     if name in COUNTS:
         resource = COUNTS[name]
-        try:
-            search = parse_search(args.get("query"), resource, store.tz)
-        except SearchError as exc:
-            raise QueryError(f"Invalid search query: {exc}", "BAD_REQUEST", node, path) from None
+        search = _search(ctx, resource, args, node, path)
         n = sum(1 for r in store.tables[resource].rows.values()
                 if search.predicate is None or search.predicate(r))
-        limit = args.get("limit", 10000) if "limit" in args else 10000
+        limit = args.get("limit", 10000)
         count = {"__typename": "Count", "count": n if limit is None else min(n, limit),
                  "precision": "AT_LEAST" if limit is not None and n > limit else "EXACT"}
         return project(ctx, count, node.selection_set, path)
@@ -235,7 +238,7 @@ def run(store: Store, body: dict[str, Any], base_url: str) -> dict[str, Any]:
     resolve = resolve_mutation_field if mutation else resolve_query_field
     try:
         data = {}
-        for node in _top_fields(ctx, operation):
+        for node in fields(ctx, operation.selection_set, "Mutation" if mutation else "QueryRoot"):
             data[key(node)] = resolve(ctx, node)
     except QueryError as exc:
         bucket.tokens = min(bucket.capacity, bucket.tokens + requested)
@@ -248,10 +251,3 @@ def run(store: Store, body: dict[str, Any], base_url: str) -> dict[str, Any]:
     if ctx.warnings:
         extensions["search"] = ctx.warnings
     return {"data": data, "extensions": extensions}
-
-
-def _top_fields(ctx: Context, operation: Any) -> list[FieldNode]:
-    from sandbox.shops.shopify.executor import fields
-
-    return list(fields(ctx, operation.selection_set, "Mutation" if
-                       operation.operation == OperationType.MUTATION else "QueryRoot"))

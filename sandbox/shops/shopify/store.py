@@ -14,8 +14,6 @@ from sandbox.shops.shopify.settings import FakeShopifySettings
 from sandbox.shops.table import Shop, Table
 from sandbox.shops.timeline import epoch_of
 
-#: the sorted views ``sorted_rows`` keeps at once (each search's rows and keys)
-_SEARCHES_KEPT = 16
 RESOURCES = ("orders", "customers", "products", "variants", "collections", "checkouts",
              "discounts", "events")
 #: deleting one of these writes a ``destroy`` event (subject type)
@@ -46,6 +44,7 @@ class Bucket(TokenBucket):
 class Store(Shop):
     builders = records.BUILDERS
     options = "variants"
+    touches_product = True  # a variant's save bumps its product
     tables: dict[str, Table[Row]]
 
     def __init__(self, settings: FakeShopifySettings) -> None:
@@ -65,37 +64,29 @@ class Store(Shop):
         self.bulk: dict[int, Any] = {}  # id -> BulkOperation (bulk.py)
         self.stats: Counter[str] = Counter()
         self.bulk_faults: list[str] = []  # failures the next bulk operations meet (bulk.py)
-        self.version = 0  # bumped by every change, so sorted views can be cached
-        self._sorted: dict[tuple[str, str, str | None], tuple[int, list[Row], list[Any]]] = {}
+        self.version = 0  # bumped by every change, so customer records can be cached
         self._customers: dict[int, tuple[int, dict[str, Any]]] = {}
-        self._totals()
+        orders = Counter(r.customer for r in self.tables["orders"].rows.values() if r.customer)
+        self.customer_totals = {cid: (n, n * 4200) for cid, n in orders.items()}
 
     def sorted_rows(self, resource: str, sort_key: str, value: Any, search: str | None = None,
                     keep: Callable[[Row], bool] | None = None) -> tuple[list[Row], list[Any]]:
         """The rows of ``resource`` ordered by ``(value(row), id)``, cut to those ``keep``
         lets through (``search``: the query it was parsed from), and their sort keys for
-        bisecting; cached until a change (the latest searches), so that the pages of one
+        bisecting; a view of the table (the latest searches), so that the pages of one
         window cost the same in a large shop as in a small one."""
-        wanted = (resource, sort_key, search if keep is not None else None)
-        cached = self._sorted.get(wanted)
-        if cached is None or cached[0] != self.version:
+        def build() -> tuple[list[Row], list[Any]]:
             if keep is None:
                 rows = sorted(self.tables[resource].rows.values(), key=lambda r: (value(r), r.id))
             else:
                 rows = [r for r in self.sorted_rows(resource, sort_key, value)[0] if keep(r)]
-            cached = (self.version, rows, [(value(r), r.id) for r in rows])
-            if len(self._sorted) >= _SEARCHES_KEPT:
-                del self._sorted[next(iter(self._sorted))]
-            self._sorted[wanted] = cached
-        return cached[1], cached[2]
+            return rows, [(value(r), r.id) for r in rows]
+        return self.tables[resource].view(
+            f"sorted:{sort_key}:{search if keep is not None else None!r}", build)
 
-    def _totals(self) -> None:
-        counts: dict[int, tuple[int, int]] = {}
-        for row in self.tables["orders"].rows.values():
-            if row.customer:
-                n, _ = counts.get(row.customer, (0, 0))
-                counts[row.customer] = (n + 1, 0)
-        self.customer_totals = {cid: (n, n * 4200) for cid, (n, _) in counts.items()}
+    def changed(self, resource: str) -> None:
+        super().changed(resource)
+        self.version += 1
 
     def collection_ref(self, handle: str) -> dict[str, Any] | None:
         row = self._collections.get(handle)
@@ -114,14 +105,6 @@ class Store(Shop):
 
     # changes made through the /__fake__ API ---------------------------------------------
 
-    def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
-        row = self.tables[resource].row(record_id)
-        row.updated = self.now() if at is None else at
-        self.version += 1
-        if resource == "variants" and row.parent in self.tables["products"].rows:
-            self.touch("products", row.parent, row.updated)  # a variant's save bumps its product
-        return row
-
     def patch(self, resource: str, record_id: int, fields: dict[str, Any]) -> Row:
         row = self.tables[resource].row(record_id)
         fields = {k: v for k, v in fields.items() if k not in ("id", "legacyResourceId")}
@@ -134,7 +117,7 @@ class Store(Shop):
             row.extra = "completed" if fields.pop("completedAt") else ""
         if fields:
             self.tables[resource].patches.setdefault(record_id, {}).update(fields)
-        self.version += 1
+        self.changed(resource)
         if updated is not None:
             row.updated = epoch_of(str(updated), self.tz)  # naive: shop-local
         else:
@@ -153,8 +136,8 @@ class Store(Shop):
             row.status, row.kind, row.name, row.amount, row.extra = (
                 "ACTIVE", "Mug", "New product", 1500, names.VENDORS[0])
             vid = self.next_id("variants", BASE["variants"])
-            self.tables["variants"].rows[vid] = Row(vid, now, now, "ACTIVE", parent=new_id,
-                                                    name="Default Title", amount=1500)
+            self.tables["variants"].add(Row(vid, now, now, "ACTIVE", parent=new_id,
+                                            name="Default Title", amount=1500))
             self.children[new_id].append(vid)
         elif resource == "customers":
             row.status, row.name = "ENABLED", "New Customer"
@@ -162,20 +145,18 @@ class Store(Shop):
             row.status = "open"
             row.customer = int(fields.pop("customer", 0) or 0)
         table.rows[new_id] = row
-        self.version += 1
+        self.changed(resource)
         if fields:
             table.patches[new_id] = dict(fields)
         return row
 
     def delete(self, resource: str, record_id: int) -> Row:
         row: Row = self.remove(resource, record_id)
-        self.version += 1
         subject = SUBJECT_TYPES.get(resource)
         if subject is not None:
-            events = self.tables["events"]
             event_id = self.next_id("events", BASE["events"])
             typename = subject.title().replace("_", "")
-            events.rows[event_id] = Row(event_id, self.now(), self.now(), "destroy",
-                                        parent=record_id, name=f"{typename} was deleted.",
-                                        extra=subject)
+            self.tables["events"].add(Row(event_id, self.now(), self.now(), "destroy",
+                                          parent=record_id, name=f"{typename} was deleted.",
+                                          extra=subject))
         return row

@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from sandbox.shops.table import Shop, Table
+from sandbox.shops.timeline import epoch_of
 from sandbox.shops.woocommerce import records
 from sandbox.shops.woocommerce.data import Row, generate
 from sandbox.shops.woocommerce.errors import WooError, invalid_id
@@ -28,6 +29,8 @@ _SORT_KEYS: dict[str, Callable[[Row], Any]] = {
 class Store(Shop):
     builders = records.BUILDERS
     options = "variations"
+    stamp = "modified"
+    touches_product = True  # saving a variation re-syncs and saves its parent product
     tables: dict[str, Table[Row]]
 
     def __init__(self, settings: FakeWooSettings) -> None:
@@ -60,15 +63,10 @@ class Store(Shop):
     # changes made through the /__fake__ API ---------------------------------------------
 
     def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
-        table = self.tables[resource]
-        row = table.row(record_id)
+        self.tables[resource].row(record_id)  # an unknown id is refused first
         if resource == "categories":
             raise WooError(400, "fake_no_dates", "Categories have no dates to touch.")
-        row.modified = self.now() if at is None else at
-        table.changed()
-        if resource == "variations" and row.parent in self.tables["products"].rows:
-            # saving a variation re-syncs and saves its parent product, bumping it too
-            self.touch("products", row.parent, row.modified)
+        row: Row = super().touch(resource, record_id, at)
         return row
 
     def patch(self, resource: str, record_id: int, fields: dict[str, Any], *, bump: bool = True) -> Row:
@@ -78,7 +76,7 @@ class Store(Shop):
         for key in ("id", "date_created", "date_modified"):
             fields.pop(key, None)
         if "date_created_gmt" in fields:
-            row.created = _epoch(fields.pop("date_created_gmt"))
+            row.created = epoch_of(str(fields.pop("date_created_gmt")))
         modified_at = fields.pop("date_modified_gmt", None)
         if "status" in fields:
             row.status = str(fields["status"])
@@ -96,7 +94,7 @@ class Store(Shop):
         if fields:
             table.save(record_id, fields)
         if modified_at is not None:
-            row.modified = _epoch(modified_at)
+            row.modified = epoch_of(str(modified_at))
             table.changed()
         elif bump and resource != "categories":
             self.touch(resource, record_id)
@@ -130,8 +128,7 @@ class Store(Shop):
         else:
             row.created = row.modified = 0
             row.parent, row.name = int(fields.get("parent", 0)), f"Category {new_id}"
-        table.rows[new_id] = row
-        table.changed()
+        table.add(row)
         return self.patch(resource, new_id, fields, bump=False)
 
     def delete(self, resource: str, record_id: int, *, force: bool) -> tuple[Row, dict[str, Any]]:
@@ -174,10 +171,6 @@ def parse_datetime(text: str) -> tuple[int, bool]:
     if value.tzinfo is not None:
         return int(value.timestamp()), True
     return int(value.replace(tzinfo=UTC).timestamp()), False
-
-
-def _epoch(text: Any) -> int:
-    return parse_datetime(str(text))[0]
 
 
 def _cents(value: Any) -> int:

@@ -289,7 +289,8 @@ def product(store: Store, row: Row) -> dict[str, Any]:
 def category(store: Store, row: Row) -> dict[str, Any]:
     table = store.tables["categories"].rows
     path, at = [row.id], row
-    while at.parent and at.parent in table:
+    # up to the root; a loop the control API made (a category its own ancestor) ends it
+    while at.parent and at.parent in table and at.parent not in path:
         at = table[at.parent]
         path.append(at.id)
     children = sorted(r.id for r in table.values() if r.parent == row.id)

@@ -255,7 +255,7 @@ def select(table: Any, resource: str, crit: Criteria, *, past_end: str,
             rows.sort(key=_sort_key(kind, getter), reverse=direction == "DESC")
         matched = Span([r for r in rows if check(r)] if check else rows)
     total = len(matched)
-    if size is None:
+    if not size:  # none, or 0: Magento's collection then applies no limit
         return matched.page(0, total), total, 1
     page = max(1, crit.current_page or 1)
     last = max(1, math.ceil(total / size))

@@ -69,6 +69,12 @@ class ShopifyControl(Control):
     def stats(self, request: Request, store: Store) -> dict[str, Any]:
         return {**store.stats, "bucket": store.bucket.status()}
 
+    def create(self, store: Store, resource: str, fields: dict[str, Any]) -> int:
+        if resource == "events":  # an event names the record it tells of: a deletion makes it
+            raise FakeError(400, "events are made by deleting a record: DELETE"
+                                 " /__fake__/{resource}/{id} adds its destroy event")
+        return super().create(store, resource, fields)
+
     def touch_many(self, store: Store, resource: str, ids: list[Any], at: int) -> list[int]:
         touched = super().touch_many(store, resource, ids, at)
         store.version += 1

@@ -167,6 +167,26 @@ def test_a_page_past_the_end_is_the_last_page_again_on_2_3_and_empty_on_2_4(shop
     assert empty["items"] == [] and empty["total_count"] == 50
 
 
+def test_a_page_size_of_0_is_no_limit_as_in_magentos_collections(api) -> None:
+    answer = api.get("/customers/search", params=sc(size=0))
+    assert answer.status_code == 200, answer.text
+    assert len(answer.json()["items"]) == answer.json()["total_count"] == 50
+
+
+def test_a_category_made_its_own_ancestor_still_answers() -> None:
+    shop = start_many(())[0]
+    try:
+        api, fake = shop.client(), shop.fake()
+        first = api.get("/categories/list", params=sc(size=1)).json()["items"][0]["id"]
+        assert fake.put(f"/categories/{first}", json={"parent_id": first}).status_code == 200
+        answer = api.get("/categories/list", params={"searchCriteria": ""})
+        assert answer.status_code == 200
+        looped = next(c for c in answer.json()["items"] if c["id"] == first)
+        assert looped["path"] == str(first) and looped["parent_id"] == first
+    finally:
+        shop.stop()
+
+
 def test_input_limits_cap_the_page_size_and_default_it_to_20(shops) -> None:
     strict = shops[1].client()
     admin = strict.post("/integration/admin/token",

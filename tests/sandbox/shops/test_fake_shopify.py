@@ -220,6 +220,12 @@ def test_a_deleted_variant_leaves_its_product() -> None:
         shop.stop()
 
 
+def test_events_are_made_by_deletions_not_created(shop: RunningFakeShopify) -> None:
+    refused = shop.fake().post("/events", json={})
+    assert refused.status_code == 400
+    assert "DELETE /__fake__/{resource}/{id}" in refused.json()["error"]
+
+
 def test_the_control_api_has_no_arrivals_without_a_hosting_gate(shop: RunningFakeShopify) -> None:
     # no such route (only POST /{resource} has the path), not a 500 from a missing log
     assert shop.fake().get("/arrivals").status_code == 405

@@ -50,20 +50,19 @@ class PrecheckedItem(MappedItem):
     hold: Held | None = None
 
 
-def precheck(mapped: MappedItem) -> PrecheckedItem | None:
-    """``mapped`` with its hash and hold, as ``hash_of`` and ``problems`` find them; None
-    when they cannot be found here (the run then finds them, and says why)."""
+def precheck(mapped: MappedItem) -> tuple[str, Held | None] | None:
+    """The hash and hold of ``mapped`` (a ``PrecheckedItem``'s), as ``hash_of`` and
+    ``problems`` find them; None when they cannot be found here (the run then finds them,
+    and says why)."""
     spec = SYNC_RESOURCES.get(mapped.resource)
     if spec is None:
         return None
     unwritable: dict[str, str] = {}
     try:
         content = hash_of(mapped, unwritable)
-        hold = problems(spec.model, mapped, unwritable.get(mapped.key))
+        return content, problems(spec.model, mapped, unwritable.get(mapped.key))
     except Exception:  # noqa: BLE001 - whatever it is, the run meets it where it reports it
         return None
-    return PrecheckedItem(mapped.resource, mapped.key, mapped.item, mapped.source_record_id,
-                          mapped.changed_at, content, hold)
 
 
 def hashes_of(latest: dict[str, MappedItem], unwritable: dict[str, str]) -> dict[str, str]:

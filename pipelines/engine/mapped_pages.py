@@ -96,18 +96,9 @@ def pack(page: list[Mapped]) -> Packed:
     item model's verdict cost the run nothing then. Every item of a record carries the
     record's id and change time (``RecordMapper.record``), so they travel once, with the
     position."""
-    packed: Packed = []
-    for m in page:
-        items = None
-        if m.items is not None:
-            items = []
-            for item in m.items:
-                checked = precheck(item)
-                items.append((item.resource, item.key, item.item,
-                              None if checked is None else checked.content_hash,
-                              None if checked is None else checked.hold))
-        packed.append((m.position.changed_at, m.position.record_id, items))
-    return packed
+    return [(m.position.changed_at, m.position.record_id, None if m.items is None else [
+        (i.resource, i.key, i.item, *(precheck(i) or (None, None))) for i in m.items])
+        for m in page]
 
 
 def unpack(packed: Packed) -> list[Mapped]:

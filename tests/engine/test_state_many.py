@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection
 
+import pipelines.engine.state.many as many
 import pipelines.engine.state.writes as writes
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from tests.engine.state_support import R, S
@@ -65,3 +66,12 @@ def test_the_ledger_holds_what_sqlalchemy_would_write(tmp_path: Path,
     monkeypatch.setattr(writes, "execute_many", sqlalchemy_way)
     assert fast == record_story(tmp_path / "sqlalchemy.db")
     assert len(fast[0]) == 41 and len(fast[1]) == 101
+
+
+def test_rows_split_over_many_statements_are_written_alike(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """However many rows one statement takes (here a few, so every chunk is split), the
+    ledger and its events hold the same as written in the fewest statements."""
+    fewest = record_story(tmp_path / "fewest.db")
+    monkeypatch.setattr(many, "VARIABLES", 40)
+    assert record_story(tmp_path / "split.db") == fewest

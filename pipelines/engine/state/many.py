@@ -5,18 +5,23 @@ general code (``construct_params``, then every bind processor): about three quar
 the time the ledger takes to record a chunk of outcomes on SQLite, where the database's own
 work is the smaller part. ``execute_many`` compiles the statement once for the rows'
 columns and binds each row through the same bind processors (the stored values are the
-same), processing an object repeated from the previous row once (a chunk's ``now``).
-PostgreSQL, and rows whose columns differ, take SQLAlchemy's way.
+same), processing an object repeated from the previous row once (a chunk's ``now``), and
+sends the rows as a few statements of many rows each (``_insert_rows``). PostgreSQL, and rows whose columns differ, take SQLAlchemy's way.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.sql.dml import Insert
+
+#: parameters in one statement at most (SQLite's own limit, ``SQLITE_LIMIT_VARIABLE_NUMBER``,
+#: is 32 766 since 3.32, 999 before: the lower of the two is used)
+VARIABLES = 32_766
 
 
 def execute_many(conn: Connection, statement: Insert, rows: Sequence[dict[str, Any]]) -> None:
@@ -60,8 +65,31 @@ def execute_many(conn: Connection, statement: Insert, rows: Sequence[dict[str, A
             else:
                 bound[index] = result = process(value)
                 last[index] = (value, result)
-        params.append((*bound, *constants))
-    conn.exec_driver_sql(compiled.string, params)
+        params.append(bound)
+    _insert_rows(conn, compiled.string, len(columns), params, constants)
+
+
+def _insert_rows(conn: Connection, sql: str, width: int, rows: list[list[Any]],
+                 constants: tuple[Any, ...]) -> None:
+    """``rows`` inserted by statements of many rows each (``VALUES (…), (…), …``), not one
+    statement a row: SQLite's module lets the GIL go around each statement's step and takes
+    it back after, and a thread recording beside a busy event loop waits for it each time
+    (measured: 200 000 outcomes in 84 s beside a busy thread instead of 3.7 s alone). Each
+    row still sees the rows before it, as executemany's would."""
+    group = "(" + ", ".join("?" * width) + ")"
+    one = f"VALUES {group}"
+    if one not in sql:  # not the plain INSERT … VALUES it expects
+        conn.exec_driver_sql(sql, [(*row, *constants) for row in rows])
+        return
+    limit = min(VARIABLES, conn.connection.dbapi_connection.getlimit(  # type: ignore[union-attr]
+        sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
+    per = max(1, (limit - len(constants)) // width)
+    for start in range(0, len(rows), per):
+        batch = rows[start:start + per]
+        values = "VALUES " + ", ".join([group] * len(batch))
+        flat = [value for row in batch for value in row]
+        flat.extend(constants)
+        conn.exec_driver_sql(sql.replace(one, values, 1), tuple(flat))
 
 
 def _processed(process: Callable[[Any], Any] | None, value: Any) -> Any:

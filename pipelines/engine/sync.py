@@ -27,7 +27,7 @@ from connectors.sources.base import Position, SourceConnector
 from pipelines.engine.clock import Clock, wall_clock
 from pipelines.engine.config import Source
 from pipelines.engine.deletions import delete_records, stale_records
-from pipelines.engine.delivery import Checked, InFlight
+from pipelines.engine.delivery import Checked, InFlight, Pushed
 from pipelines.engine.gate import (
     KnownProducts,
     check_quality,
@@ -222,35 +222,49 @@ class StreamSync:
     async def _flush(self, stream: str, chunk: list[MappedItem], plan: ReadPlan,
                      last: Position | None, report: StreamReport, dry_run: bool) -> None:
         """Check and diff one chunk, then start its delivery (push, record, and the cursor
-        past it when the plan advances it) once the chunk before it is delivered."""
+        past it when the plan advances it) once the chunk before it is pushed."""
         checked = [await self._check(resource, [m for m in chunk if m.resource == resource],
                                      report, dry_run, force=plan.resends_everything)
                    for resource in self._resources_in_order(stream, chunk)]
-        await self._in_flight.done()
+        await self._in_flight.ready()
         if dry_run:
             if self.progress is not None:
                 self.progress(report)
             return
         cursor = last if plan.advances_cursor else None
-        self._in_flight.start(self._deliver(stream, checked, cursor, report), checked)
+        self._in_flight.start(self._push(checked, report),
+                              partial(self._record_pushed, stream, cursor, report), checked)
 
-    async def _deliver(self, stream: str, checked: list[Checked], cursor: Position | None,
-                       report: StreamReport) -> None:
-        """Push each resource of a chunk in order and record its outcomes; the cursor moves
-        with the last."""
-        for index, resource in enumerate(checked):
-            outcomes = list(resource.held)
-            with stage(self.stages, "push"):
-                outcomes += await self._send(resource.resource, resource.to_send,
-                                             resource.hashes, report)
-            is_last = index == len(checked) - 1
+    async def _push(self, checked: list[Checked], report: StreamReport) -> Pushed:
+        """Push each resource of a chunk in order; a failure stops the rest, and what was
+        pushed before it is still recorded."""
+        pushed = Pushed([])
+        for resource in checked:
+            try:
+                with stage(self.stages, "push"):
+                    sent = await self._send(resource.resource, resource.to_send,
+                                            resource.hashes, report)
+            except Exception as exc:  # noqa: BLE001 - the run's, once the rest is recorded
+                pushed.failure = exc
+                return pushed
+            pushed.outcomes.append((resource.resource, [*resource.held, *sent]))
+        return pushed
+
+    async def _record_pushed(self, stream: str, cursor: Position | None,
+                             report: StreamReport, pushed: Pushed) -> None:
+        """Record what a chunk's push did, each resource in order; the cursor moves with the
+        last, unless the push failed before the end (then the failure is raised)."""
+        moved = (stream, cursor) if cursor is not None and pushed.failure is None else None
+        for index, (resource, outcomes) in enumerate(pushed.outcomes):
+            is_last = index == len(pushed.outcomes) - 1
             with stage(self.stages, "ledger"):
-                await self._record(resource.resource, outcomes,
-                                   (stream, cursor) if is_last and cursor is not None else None)
+                await self._record(resource, outcomes, moved if is_last else None)
             if self._probe is not None:
-                self._probe.watch(resource.resource, [o.key for o in outcomes
-                                                      if o.status is ItemStatus.ACCEPTED])
-        if not checked and cursor is not None:
+                self._probe.watch(resource, [o.key for o in outcomes
+                                             if o.status is ItemStatus.ACCEPTED])
+        if pushed.failure is not None:
+            raise pushed.failure
+        if not pushed.outcomes and cursor is not None:
             with stage(self.stages, "ledger"):
                 self.state.set_cursor(self.source.name, stream, cursor)
         if self.progress is not None:
@@ -260,8 +274,8 @@ class StreamSync:
                       cursor: tuple[str, Position] | None) -> None:
         """Record a chunk's outcomes (and move the cursor) in a worker thread: the
         database's own work — SQLite's inserts, its commit and checkpoints, half of what
-        recording costs — holds no GIL there, so it runs beside the next chunk's checks on
-        the event loop (unless the store's calls share one connection)."""
+        recording costs — holds no GIL there, so it runs beside the next chunk's push and
+        checks on the event loop (unless the store's calls share one connection)."""
         record = partial(self.state.record, self.source.name, resource, outcomes,
                          cursor=cursor)
         if self.state.parallel_safe:

@@ -14,7 +14,7 @@ import pytest
 from pipelines.engine.config import ConfigError
 from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms.woocommerce import OPTIONS
-from pipelines.engine.runner import SourceRunner, open_connector
+from pipelines.engine.runner import open_connector
 from pipelines.engine.state import ItemStatus
 from sandbox.shops.woocommerce.launch import RunningFakeShop
 from tests.engine.drivers.woocommerce import (
@@ -206,102 +206,3 @@ def test_an_order_that_cannot_be_mapped_is_held_back_as_an_order(setup):
     assert "the record cannot be mapped" in held.errors[0]
     assert not [e for e in setup.state.entries(SOURCE, "carriers", {ItemStatus.QUARANTINED})
                 if e.source_record_id == str(broken)]
-
-
-def test_an_item_of_consecutive_chunks_is_sent_once_while_the_first_is_still_being_sent(
-    engine_setup, shop
-):
-    """A chunk is checked while the one before it is pushed; an item it shares with that one
-    (a carrier named by orders of both) is diffed against what the chunk in flight sends of
-    it, so the same content is not sent a second time."""
-    setup = make_setup(engine_setup, shop, tuning={"chunk_items": 5, "page_size": 5})
-
-    orders = setup.run_by_stream()["orders"]
-
-    carriers = {e.key for e in setup.state.entries(SOURCE, "carriers")}
-    assert 0 < len(carriers) < orders.records / 5, "carriers recur from chunk to chunk"
-    assert orders.counts["carriers"]["pushed"] == len(carriers)
-    assert orders.counts["carriers"]["accepted"] == len(carriers)
-    assert (orders.counts["orders"]["accepted"] + orders.counts["orders"]["quarantined"]
-            == orders.records)
-
-
-class NotingLedger:
-    """The run's state store, noting the order in which ``resource``'s chunks are looked up
-    and recorded; ``looked_up(n)`` waits until the n-th chunk has been."""
-
-    def __init__(self, state: Any, resource: str) -> None:
-        self._state, self._resource = state, resource
-        self.order: list[str] = []
-        self._events: dict[int, asyncio.Event] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._state, name)
-
-    def count(self, what: str) -> int:
-        return sum(entry.startswith(what) for entry in self.order)
-
-    def _event(self, n: int) -> asyncio.Event:
-        return self._events.setdefault(n, asyncio.Event())
-
-    async def looked_up(self, n: int) -> None:
-        await asyncio.wait_for(self._event(n).wait(), timeout=60)
-
-    def states(self, source: str, resource: str, keys: list[str]) -> Any:
-        if resource == self._resource:
-            self.order.append(f"looked up {self.count('looked up') + 1}")
-            self._event(self.count("looked up")).set()
-        return self._state.states(source, resource, keys)
-
-    def record(self, source: str, resource: str, outcomes: Any, **kwargs: Any) -> None:
-        if resource == self._resource:
-            self.order.append(f"recorded {self.count('recorded') + 1}")
-        self._state.record(source, resource, outcomes, **kwargs)
-
-
-class HeldPushes(SourceRunner):
-    """A runner whose client holds the push of each chunk of ``ledger``'s resource but the
-    last (``chunks`` of them) until the next chunk has been looked up: only a sync that goes
-    on while its push waits gets past it."""
-
-    def __init__(self, setup: Any, ledger: NotingLedger, resource: str, chunks: int) -> None:
-        super().__init__(setup.config, setup.config.sources[0], ledger, setup.env, setup.clock)
-        self.ledger, self.resource, self.chunks = ledger, resource, chunks
-
-    def open_client(self) -> Any:
-        client = super().open_client()
-        bulk_save, pushed = client.bulk_save, [0]
-
-        async def held(resource: str, items: Any, **kwargs: Any) -> Any:
-            if resource == self.resource:
-                pushed[0] += 1
-                if pushed[0] < self.chunks:
-                    await self.ledger.looked_up(pushed[0] + 1)
-            return await bulk_save(resource, items, **kwargs)
-
-        client.bulk_save = held
-        return client
-
-
-def test_a_chunk_is_checked_while_the_one_before_it_is_sent_and_recorded(engine_setup, shop):
-    """The next chunk's items are looked up in the ledger before the chunk before them is
-    recorded: its delivery (push and record) runs beside the next chunk's read and checks.
-    Shown without timing: the push of each chunk but the last waits until the next chunk
-    has been looked up, which only a sync that goes on while it waits can do."""
-    setup = make_setup(engine_setup, shop, tuning={"chunk_items": 5, "page_size": 5})
-    counting = NotingLedger(setup.state, "customers")
-    asyncio.run(SourceRunner(setup.config, setup.config.sources[0], counting, setup.env,
-                             setup.clock).run(streams=["customers"], dry_run=True))
-    chunks = counting.count("looked up")
-    assert chunks >= 3
-
-    ledger = NotingLedger(setup.state, "customers")
-    (report,) = asyncio.run(HeldPushes(setup, ledger, "customers", chunks).run(
-        streams=["customers"]))
-
-    assert (report.counts["customers"]["accepted"] + report.counts["customers"]["quarantined"]
-            == report.records)
-    expected = ["looked up 1"]
-    for chunk in range(1, chunks):
-        expected += [f"looked up {chunk + 1}", f"recorded {chunk}"]
-    assert ledger.order == [*expected, f"recorded {chunks}"]

@@ -1,6 +1,7 @@
 """A process of the engine's own beside a run: a fresh interpreter (``python -m MODULE``)
 on this one's import path, spoken to over two pipes — requests one way, answers the other,
-each message pickled (``multiprocessing.connection.Connection`` over the pipes' ends).
+each message pickled (``multiprocessing.connection.Connection`` over the pipes' ends). The
+run reads the answers on its event loop (``Answers``), not in a worker thread.
 
 Not multiprocessing's ``spawn``: that re-runs the caller's main module in the child, and a
 script without a ``__main__`` guard would start itself again. Not ``fork``: the run's
@@ -11,13 +12,17 @@ when it is killed.
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
+import pickle
 import signal
+import struct
 import subprocess
 import sys
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 #: seconds a process that was asked to end is given before it is killed
 STOP_SECONDS = 5.0
@@ -31,13 +36,13 @@ class Child:
         self._process: subprocess.Popen[bytes] | None = None
         #: where requests go, and where answers come from
         self._ask: Connection | None = None
-        self._answers: Connection | None = None
+        self._answers: Answers | None = None
 
     @property
     def started(self) -> bool:
         return self._process is not None
 
-    def start(self) -> tuple[Connection, Connection]:
+    def start(self) -> tuple[Connection, Answers]:
         """The pipes of the process, started now if it is not running."""
         if self._process is None:
             requests, ask = os.pipe()
@@ -52,7 +57,7 @@ class Child:
                 os.close(requests)
                 os.close(give)
             self._ask = Connection(ask, readable=False)
-            self._answers = Connection(answers, writable=False)
+            self._answers = Answers(answers)
         assert self._ask is not None and self._answers is not None
         return self._ask, self._answers
 
@@ -75,6 +80,63 @@ class Child:
                 process.wait(STOP_SECONDS)
             ask.close()
             answers.close()
+
+    def close_answers(self) -> None:
+        """Stop reading the answers (on the event loop reading them, before ``stop`` is
+        called from another thread)."""
+        if self._answers is not None:
+            self._answers.close()
+
+
+class Answers:
+    """The answers' pipe, read on the event loop as ``Connection.recv`` would read it.
+
+    A worker thread blocked in ``recv`` lets the GIL go for each read of the pipe and must
+    take it back after; beside a busy event loop it waits for it each time, and so did each
+    page the run took (the same happened to the ledger's record, ``state/many.py``). On the
+    loop, a page is taken when the loop is free for it, at once."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+        self._reader: asyncio.StreamReader | None = None
+        self._transport: asyncio.ReadTransport | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def receive(self) -> Any:
+        """The next message (``EOFError``: the process closed its end)."""
+        if self._reader is None:
+            if self._fd is None:
+                raise EOFError("the answers' pipe is closed")
+            self._loop = asyncio.get_running_loop()
+            reader = self._reader = asyncio.StreamReader()
+            self._transport, _ = await self._loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), open(self._fd, "rb", buffering=0))
+            self._fd = None  # the transport's now
+        try:
+            # ``Connection.send``'s framing: a big-endian length (-1: an 8-byte one follows)
+            (size,) = struct.unpack("!i", await self._reader.readexactly(4))
+            if size == -1:
+                (size,) = struct.unpack("!Q", await self._reader.readexactly(8))
+            return pickle.loads(await self._reader.readexactly(size))
+        except asyncio.IncompleteReadError as exc:
+            raise EOFError("the process closed its answers' pipe") from exc
+
+    def close(self) -> None:
+        """Close the pipe: on the loop reading it, or handed to it from another thread."""
+        transport, self._transport = self._transport, None
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+        if transport is None or self._loop is None:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            transport.close()
+        elif not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(transport.close)
 
 
 def pipes() -> tuple[Connection, Connection]:

@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from connectors.sources.base import SourceError
-from pipelines.engine.child import Child, pipes
+from pipelines.engine.child import Answers, Child, pipes
 from pipelines.engine.collector import paced_for_sync
 from pipelines.engine.config import Source
 from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapping_context, pack, unpack
@@ -62,7 +62,7 @@ class ReadProcess:
         self._asked: tuple[str, ReadPlan] | None = None
         self._child = Child(__name__)
 
-    def _start(self) -> tuple[Connection, Connection]:
+    def _start(self) -> tuple[Connection, Answers]:
         """The process's pipes; a process started now is first given the spec."""
         fresh = not self._child.started
         ask, pages = self._child.start()
@@ -82,7 +82,7 @@ class ReadProcess:
         ended = False
         try:
             while True:
-                kind, value = await asyncio.to_thread(_receive, pages)
+                kind, value = await _receive(pages)
                 if kind == "page":
                     yield unpack(value)
                 elif kind == "end":
@@ -104,12 +104,13 @@ class ReadProcess:
         self._child.stop(wait=wait)
 
     async def aclose(self) -> None:
+        self._child.close_answers()
         await asyncio.to_thread(self.stop)
 
 
-def _receive(conn: Connection) -> tuple[str, Any]:
+async def _receive(answers: Answers) -> tuple[str, Any]:
     try:
-        message: tuple[str, Any] = conn.recv()
+        message: tuple[str, Any] = await answers.receive()
     except EOFError:
         return "error", SourceError("the process reading the source ended unexpectedly")
     return message

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from sandbox.shops.settings import HostedShopSettings
+from sandbox.shops.settings import MOST, HostedShopSettings
 
 #: the integration token the fake accepts as a bearer token (documented in the README)
 DEFAULT_TOKEN = "shopsync-fake-magento-token"
@@ -19,7 +19,7 @@ class FakeMagentoSettings(HostedShopSettings):
     """The shared fields (port 8788), and Magento's store view, version switches, tokens."""
 
     #: active (not yet ordered) quotes; None: a quarter of the orders, at least 5
-    carts: int | None = Field(default=None, ge=0, le=1_000_000)
+    carts: int | None = Field(default=None, ge=0, le=MOST)
     #: the store view code served at /rest/<code>/V1 (``default`` and ``all`` work too)
     store_code: str = "default"
     #: the store's locale timezone: the admin shows it, the REST API never uses it (UTC)

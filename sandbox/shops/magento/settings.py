@@ -10,8 +10,6 @@ from sandbox.shops.settings import MOST, HostedShopSettings
 
 #: the integration token the fake accepts as a bearer token (documented in the README)
 DEFAULT_TOKEN = "shopsync-fake-magento-token"
-DEFAULT_ADMIN_USERNAME = "admin"
-DEFAULT_ADMIN_PASSWORD = "shopsync-fake-admin1"
 REST_PREFIX = "/rest"
 
 
@@ -35,8 +33,8 @@ class FakeMagentoSettings(HostedShopSettings):
     #: the store enables it)
     integration_bearer: bool = True
     token: str = DEFAULT_TOKEN
-    admin_username: str = DEFAULT_ADMIN_USERNAME
-    admin_password: str = DEFAULT_ADMIN_PASSWORD
+    admin_username: str = "admin"
+    admin_password: str = "shopsync-fake-admin1"
     #: lifetime of admin tokens from POST /V1/integration/admin/token (Magento: 4 hours)
     admin_token_ttl: int = Field(default=4 * 3600, ge=1)
 

@@ -48,15 +48,10 @@ def no_entity(resource: str, value: Any) -> MagentoError:
     if resource == "products":
         return MagentoError(404, "The product that was requested doesn't exist. Verify the"
                                  " product and try again.")
-    if resource == "customers":
+    key = {"customers": "customerId", "carts": "cartId", "categories": "id"}.get(resource)
+    if key is not None:
         return MagentoError(404, "No such entity with %fieldName = %fieldValue",
-                            {"fieldName": "customerId", "fieldValue": value})
-    if resource == "carts":
-        return MagentoError(404, "No such entity with %fieldName = %fieldValue",
-                            {"fieldName": "cartId", "fieldValue": value})
-    if resource == "categories":
-        return MagentoError(404, "No such entity with %fieldName = %fieldValue",
-                            {"fieldName": "id", "fieldValue": value})
+                            {"fieldName": key, "fieldValue": value})
     return MagentoError(404, "The entity that was requested doesn't exist. Verify the entity"
                              " and try again.")
 

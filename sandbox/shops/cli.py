@@ -1,10 +1,12 @@
 """What every fake shop's ``shopsync fake-shop <platform>`` command shares: its options made
 from the fake's settings model (the one place of each default, type and bound), where it
-listens, its seed, and turning a bad option into one line per problem and exit code 2."""
+listens, its seed, serving it, and turning a bad option into one line per problem and exit
+code 2."""
 
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from collections.abc import Callable
 from types import NoneType
@@ -59,15 +61,22 @@ def options(model: type[BaseModel], **helps: str | None) -> Callable[[F], F]:
     return _options(*(option(name, help) for name, help in helps.items()))
 
 
-def listen_options(model: type[FakeShopSettings]) -> Callable[[F], F]:
-    """``--host``, ``--port`` and ``--seed``, the same on every fake but the port's default;
-    a bad port is the model's to refuse."""
-    port = model.model_fields["port"].default
-    return _options(
-        options(model, host="Address to listen on."),
-        click.option("--port", default=port, show_default=True, type=int,
-                     help="Port to listen on (0: a free port, printed in the banner)."),
-        options(model, seed="Seed of the generated data (and of the injected faults)."))
+def serving(platform: str, model: type[FakeShopSettings], help: str,
+            *decorators: Callable[[Callable[..., None]], Callable[..., None]]) -> click.Command:
+    """``shopsync fake-shop <platform>`` of an HTTP fake: ``--host``, ``--port`` (a bad one
+    is the model's to refuse) and ``--seed``, then its own options (``decorators``, in help
+    order), made ``model`` settings and served by the platform's ``Launcher`` (imported when
+    the command runs, so that the command's module stays light)."""
+
+    def command(**given: Any) -> None:
+        importlib.import_module(f"sandbox.shops.{platform}.launch").LAUNCHER.run(given)
+
+    port = click.option("--port", default=model.model_fields["port"].default, show_default=True,
+                        type=int, help="Port to listen on (0: a free port, printed in the banner).")
+    return click.command(platform, help=help)(_options(
+        options(model, host="Address to listen on."), port,
+        options(model, seed="Seed of the generated data (and of the injected faults)."),
+        *decorators)(command))
 
 
 def settings_or_exit(model: type[M], given: dict[str, Any]) -> M:

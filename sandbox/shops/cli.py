@@ -1,18 +1,27 @@
-"""What every fake shop's ``shopsync fake-shop <platform>`` command shares: where it listens,
-its seed, and turning a bad option into one line per problem and exit code 2."""
+"""What every fake shop's ``shopsync fake-shop <platform>`` command shares: its options made
+from the fake's settings model (the one place of each default, type and bound), where it
+listens, its seed, serving it, and turning a bad option into one line per problem and exit
+code 2."""
 
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from types import NoneType
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 import click
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+
+from sandbox.shops.settings import MOST, FakeShopSettings, HostedShopSettings
 
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound=BaseModel)
+#: what the help calls an option's value where its type's name would say too little
+METAVARS = {"rate_limit": "N", "max_page_size": "N", "retry_after": "SECONDS"}
 
 
 def _options(*options: Callable[[F], F]) -> Callable[[F], F]:
@@ -21,22 +30,60 @@ def _options(*options: Callable[[F], F]) -> Callable[[F], F]:
                                        reversed(options), fn)
 
 
-def listen_options(default_port: int) -> Callable[[F], F]:
-    """``--host``, ``--port`` and ``--seed``, the same on every fake."""
-    return _options(
-        click.option("--host", default="127.0.0.1", show_default=True,
-                     help="Address to listen on."),
-        click.option("--port", default=default_port, show_default=True, type=int,
-                     help="Port to listen on (0: a free port, printed in the banner)."),
-        click.option("--seed", default=0, show_default=True, type=int,
-                     help="Seed of the generated data (and of the injected faults)."))
+def _click_type(field: FieldInfo) -> Any:
+    """A settings field's type on the command line: a ``Literal``'s choices, a number's
+    bounds as a range (a count's cap ``MOST`` is left to the model), else the plain type."""
+    if get_origin(field.annotation) is Literal:
+        return click.Choice(get_args(field.annotation))
+    kind = next((t for t in get_args(field.annotation) if t is not NoneType), field.annotation)
+    bound = {key: getattr(b, key) for b in field.metadata for key in ("ge", "gt", "le")
+             if getattr(b, key, MOST) != MOST}
+    if not bound:
+        return kind
+    return (click.IntRange if kind is int else click.FloatRange)(
+        bound.get("ge", bound.get("gt")), bound.get("le"), min_open="gt" in bound)
 
 
-def settings_or_exit(model: type[M], options: dict[str, Any]) -> M:
+def options(model: type[BaseModel], **helps: str | None) -> Callable[[F], F]:
+    """An option for each of ``model``'s fields named, in that order, with the help given:
+    the field's default (shown unless None) and type; a switch that is on is turned off by
+    ``--no-<name>``."""
+
+    def option(name: str, help: str | None) -> Callable[[F], F]:
+        field, dashed = model.model_fields[name], name.replace("_", "-")
+        if field.annotation is bool:
+            return click.option(f"--no-{dashed}", name, flag_value=False, default=True,
+                                help=help)
+        return click.option(f"--{dashed}", default=field.default,
+                            show_default=field.default is not None, type=_click_type(field),
+                            metavar=METAVARS.get(name), help=help)
+
+    return _options(*(option(name, help) for name, help in helps.items()))
+
+
+def serving(platform: str, model: type[FakeShopSettings], help: str,
+            *decorators: Callable[[Callable[..., None]], Callable[..., None]]) -> click.Command:
+    """``shopsync fake-shop <platform>`` of an HTTP fake: ``--host``, ``--port`` (a bad one
+    is the model's to refuse) and ``--seed``, then its own options (``decorators``, in help
+    order), made ``model`` settings and served by the platform's ``Launcher`` (imported when
+    the command runs, so that the command's module stays light)."""
+
+    def command(**given: Any) -> None:
+        importlib.import_module(f"sandbox.shops.{platform}.launch").LAUNCHER.run(given)
+
+    port = click.option("--port", default=model.model_fields["port"].default, show_default=True,
+                        type=int, help="Port to listen on (0: a free port, printed in the banner).")
+    return click.command(platform, help=help)(_options(
+        options(model, host="Address to listen on."), port,
+        options(model, seed="Seed of the generated data (and of the injected faults)."),
+        *decorators)(command))
+
+
+def settings_or_exit(model: type[M], given: dict[str, Any]) -> M:
     """The fake's settings from the command's options; a bad one ends the command with a
     message naming the option, never a traceback."""
     try:
-        return model.model_validate(options)
+        return model.model_validate(given)
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
             where = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
@@ -44,43 +91,27 @@ def settings_or_exit(model: type[M], options: dict[str, Any]) -> M:
         sys.exit(2)
 
 
-def size_options(customers: str | None = None, orders: str | None = None,
-                 products: str | None = None) -> Callable[[F], F]:
-    """``--customers``, ``--orders`` and ``--products``: the generated shop's size, the same
-    defaults on every fake; the help says what the platform generates of each."""
-    return _options(
-        click.option("--customers", default=50, show_default=True,
-                     type=click.IntRange(min=0), help=customers),
-        click.option("--orders", default=200, show_default=True,
-                     type=click.IntRange(min=0), help=orders),
-        click.option("--products", default=30, show_default=True,
-                     type=click.IntRange(min=0), help=products))
-
-
 def hosting_options(answered: str, *, retried: str = "429 and 503",
                     rate_limit: str | None = None) -> Callable[[F], F]:
     """The hosting layer's options (``sandbox.shops.hosting``): ``--rate-limit`` when the
     fake has one (``rate_limit`` ends its help), ``--fault-rate`` (the faults ``answered``)
     and ``--retry-after`` (of the injected ``retried`` answers)."""
-    limit = [] if rate_limit is None else [click.option(
-        "--rate-limit", default=None, type=click.FloatRange(min=0, min_open=True), metavar="N",
-        help=f"Requests per second before answering 429 with Retry-After ({rate_limit}).")]
-    return _options(
-        *limit,
-        click.option("--fault-rate", default=0.0, show_default=True,
-                     type=click.FloatRange(0, 1),
-                     help=f"Share of API requests answered {answered}."),
-        click.option("--retry-after", default=1, show_default=True,
-                     type=click.IntRange(min=0), metavar="SECONDS",
-                     help=f"Retry-After of injected {retried} answers."))
+    limit = {} if rate_limit is None else {"rate_limit": "Requests per second before"
+                                           f" answering 429 with Retry-After ({rate_limit})."}
+    return options(HostedShopSettings, **limit,
+                   fault_rate=f"Share of API requests answered {answered}.",
+                   retry_after=f"Retry-After of injected {retried} answers.")
 
 
-def generated_options() -> Callable[[F], F]:
-    """``--seed`` and the sizes (``size_options``) of the fakes that write a generated shop
-    out (``sql`` and ``files``, from ``sandbox.shops.sql.data``)."""
+def generated_options(timezone: str) -> Callable[[F], F]:
+    """``--seed``, the sizes and ``--timezone`` (its help: ``timezone``) of the fakes that
+    write a generated shop out (``sql`` and ``files``, from ``sandbox.shops.sql.data``), with
+    the HTTP fakes' defaults, and the ``--port`` they ignore (``shopsync demo`` passes one)."""
     return _options(
-        click.option("--seed", default=0, show_default=True, type=int,
-                     help="Seed of the generated data."),
-        size_options(customers="Customers to generate.",
-                     orders="Orders to generate (a cart for every fourth one).",
-                     products="Products to generate (every third one with variants)."))
+        options(FakeShopSettings, seed="Seed of the generated data.",
+                customers="Customers to generate.",
+                orders="Orders to generate (a cart for every fourth one).",
+                products="Products to generate (every third one with variants).",
+                timezone=timezone),
+        click.option("--port", default=0, type=int, hidden=True,
+                     help="Ignored: a database file or a folder has no port."))

@@ -30,18 +30,14 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from sandbox.shops import hosting
+from sandbox.shops.web import ShopError
 
 Endpoint = Callable[..., Any]
 
 
-class FakeError(Exception):
+class FakeError(ShopError):
     """A refusal of ``/__fake__`` on a platform whose errors have no shape of their own
     there: answered ``{"error": message}``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class Control(ABC):

@@ -12,8 +12,10 @@ from pydantic import BaseModel, Field, field_validator
 
 #: a port to listen on (0: a free one)
 Port = Annotated[int, Field(ge=0, le=65535)]
+#: the most records of a kind a fake generates (a cap the command line leaves to the model)
+MOST = 1_000_000
 #: how many records of a kind to generate
-Count = Annotated[int, Field(ge=0, le=1_000_000)]
+Count = Annotated[int, Field(ge=0, le=MOST)]
 
 
 class FakeShopSettings(BaseModel):

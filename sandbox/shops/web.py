@@ -18,6 +18,18 @@ from sandbox.shops import hosting
 E = TypeVar("E", bound=Exception)
 
 
+class ShopError(Exception):
+    """A refusal a fake answers in its platform's shape: its HTTP status, message and
+    headers; ``text`` is what ``str()`` gives (default: the message)."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None,
+                 text: str | None = None) -> None:
+        super().__init__(message if text is None else text)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
 def json_response(data: Any, status: int = 200, headers: Mapping[str, str] | None = None,
                   *, media_type: str = "application/json; charset=utf-8") -> Response:
     """``data`` as JSON (orjson: compact, UTF-8 unescaped, as PHP's and Ruby's encoders)."""

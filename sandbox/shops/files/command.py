@@ -11,14 +11,10 @@ from sandbox.shops.cli import generated_options
 
 
 @click.command("files")
-@generated_options()
-@click.option("--timezone", default="Europe/Paris", show_default=True,
-              help="The shop's time zone: naive times in the CSV files are local to it.")
+@generated_options("The shop's time zone: naive times in the CSV files are local to it.")
 @click.option("--folder", default=None, type=click.Path(file_okay=False),
               help="Write into this folder instead of a new temporary one (kept at exit).")
 @click.option("--keep", is_flag=True, help="Keep the temporary folder at exit.")
-@click.option("--port", default=0, type=int, hidden=True,
-              help="Ignored: a folder has no port (shopsync demo passes one).")
 def command(seed: int, orders: int, customers: int, products: int, timezone: str,
             folder: str | None, keep: bool, port: int) -> None:
     """Write a fake drop folder (CSV, JSON Lines and Parquet exports of a generated shop),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sandbox.shops.web import ShopError
+
 #: the ACL resource each REST route family needs (named in 401 answers)
 ACL = {
     "orders": "Magento_Sales::actions_view",
@@ -15,16 +17,13 @@ ACL = {
 }
 
 
-class MagentoError(Exception):
+class MagentoError(ShopError):
     """An error answered in Magento's shape (Magento\\Framework\\Webapi\\ErrorProcessor)."""
 
     def __init__(self, status: int, message: str, parameters: dict[str, Any] | list[Any] | None = None,
                  *, headers: dict[str, str] | None = None) -> None:
-        self.status = status
-        self.message = message
+        super().__init__(status, message, headers, f"{status}: {message}")
         self.parameters = parameters
-        self.headers = headers or {}
-        super().__init__(f"{status}: {message}")
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"message": self.message}
@@ -49,15 +48,10 @@ def no_entity(resource: str, value: Any) -> MagentoError:
     if resource == "products":
         return MagentoError(404, "The product that was requested doesn't exist. Verify the"
                                  " product and try again.")
-    if resource == "customers":
+    key = {"customers": "customerId", "carts": "cartId", "categories": "id"}.get(resource)
+    if key is not None:
         return MagentoError(404, "No such entity with %fieldName = %fieldValue",
-                            {"fieldName": "customerId", "fieldValue": value})
-    if resource == "carts":
-        return MagentoError(404, "No such entity with %fieldName = %fieldValue",
-                            {"fieldName": "cartId", "fieldValue": value})
-    if resource == "categories":
-        return MagentoError(404, "No such entity with %fieldName = %fieldValue",
-                            {"fieldName": "id", "fieldValue": value})
+                            {"fieldName": key, "fieldValue": value})
     return MagentoError(404, "The entity that was requested doesn't exist. Verify the entity"
                              " and try again.")
 

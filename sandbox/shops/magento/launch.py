@@ -37,8 +37,7 @@ LAUNCHER = Launcher(
     "shopsync fake-shop magento at http://{s.host}:{port}/rest/{s.store_code}"
     " (bearer token {s.token})",
     r"magento at (http://\S+/rest/\S+)", "fake Magento", RunningFakeMagento)
-launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
-start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
+start, start_in_thread = LAUNCHER.start, LAUNCHER.start_in_thread
 start_many_in_thread = LAUNCHER.start_many_in_thread
 
 if __name__ == "__main__":

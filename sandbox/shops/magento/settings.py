@@ -6,12 +6,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from sandbox.shops.settings import HostedShopSettings
+from sandbox.shops.settings import MOST, HostedShopSettings
 
 #: the integration token the fake accepts as a bearer token (documented in the README)
 DEFAULT_TOKEN = "shopsync-fake-magento-token"
-DEFAULT_ADMIN_USERNAME = "admin"
-DEFAULT_ADMIN_PASSWORD = "shopsync-fake-admin1"
 REST_PREFIX = "/rest"
 
 
@@ -19,7 +17,7 @@ class FakeMagentoSettings(HostedShopSettings):
     """The shared fields (port 8788), and Magento's store view, version switches, tokens."""
 
     #: active (not yet ordered) quotes; None: a quarter of the orders, at least 5
-    carts: int | None = Field(default=None, ge=0, le=1_000_000)
+    carts: int | None = Field(default=None, ge=0, le=MOST)
     #: the store view code served at /rest/<code>/V1 (``default`` and ``all`` work too)
     store_code: str = "default"
     #: the store's locale timezone: the admin shows it, the REST API never uses it (UTC)
@@ -35,8 +33,8 @@ class FakeMagentoSettings(HostedShopSettings):
     #: the store enables it)
     integration_bearer: bool = True
     token: str = DEFAULT_TOKEN
-    admin_username: str = DEFAULT_ADMIN_USERNAME
-    admin_password: str = DEFAULT_ADMIN_PASSWORD
+    admin_username: str = "admin"
+    admin_password: str = "shopsync-fake-admin1"
     #: lifetime of admin tokens from POST /V1/integration/admin/token (Magento: 4 hours)
     admin_token_ttl: int = Field(default=4 * 3600, ge=1)
 

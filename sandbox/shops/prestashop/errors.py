@@ -5,18 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sandbox.shops.web import ShopError
+
 REALM = ('Basic realm="Welcome to PrestaShop Webservice, please enter the authentication key'
          ' as the login. No password required."')
 
 
-class PSError(Exception):
+class PSError(ShopError):
     def __init__(self, status: int, code: int, message: str,
                  headers: dict[str, str] | None = None) -> None:
-        self.status = status
+        super().__init__(status, message, headers, f"{status} [{code}] {message}")
         self.code = code
-        self.message = message
-        self.headers = headers or {}
-        super().__init__(f"{status} [{code}] {message}")
 
 
 def _levenshtein(a: str, b: str) -> int:

@@ -36,8 +36,7 @@ LAUNCHER = Launcher(
     "shopsync fake-shop prestashop at http://{s.host}:{port}/api (PrestaShop {s.ps_version},"
     " key {s.key}, timezone {s.timezone}, {s.languages} language(s))",
     r"prestashop at (http://\S+/api)", "fake PrestaShop", RunningFakeShop)
-launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
-start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
+start, start_in_thread = LAUNCHER.start, LAUNCHER.start_in_thread
 start_many_in_thread = LAUNCHER.start_many_in_thread
 
 if __name__ == "__main__":

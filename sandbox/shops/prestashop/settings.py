@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from sandbox.shops.settings import HostedShopSettings, Port
+from sandbox.shops.settings import MOST, HostedShopSettings, Port
 
 #: the webservice key the fake accepts (32 characters, like every PrestaShop key)
 DEFAULT_KEY = "SHOPSYNCFAKEPRESTASHOPWEBSERVICE"
@@ -22,7 +22,7 @@ class FakePrestaSettings(HostedShopSettings):
 
     port: Port = 8790
     #: carts nobody ordered, on top of one cart per order (default: a third of the orders)
-    abandoned_carts: int | None = Field(default=None, ge=0, le=1_000_000)
+    abandoned_carts: int | None = Field(default=None, ge=0, le=MOST)
     #: "1.7": every value a string, an empty list a bare ``[]``; "8": integers for ids and
     #: counters, ``{"orders": []}`` when empty, null fields left out
     version: Literal["1.7", "8"] = "1.7"

@@ -2,39 +2,25 @@
 
 from __future__ import annotations
 
-import click
+from sandbox.shops.cli import hosting_options, options, serving
+from sandbox.shops.shopify.settings import FakeShopifySettings
 
-from sandbox.shops.cli import hosting_options, listen_options, size_options
-
-
-@click.command("shopify")
-@listen_options(default_port=8789)
-@size_options()
-@click.option("--checkouts", default=None, type=click.IntRange(min=0),
-              help="Abandoned checkouts (default: a quarter of the orders).")
-@click.option("--timezone", default="Europe/Paris", show_default=True,
-              help="The shop's timezone: search dates without an offset are read in it.")
-@click.option("--bucket-size", default=2000.0, show_default=True,
-              type=click.FloatRange(min=0, min_open=True),
-              help="The app's cost bucket, in points (Standard plan: 2000).")
-@click.option("--restore-rate", default=100.0, show_default=True,
-              type=click.FloatRange(min=0, min_open=True),
-              help="Points restored per second (Standard 100, Advanced 200, Plus 1000).")
-@click.option("--max-query-cost", default=1000, show_default=True, type=click.IntRange(min=1),
-              help="The most one query may request before MAX_COST_EXCEEDED.")
-@click.option("--bulk-latency", default=0.3, show_default=True, type=click.FloatRange(min=0),
-              help="Seconds before a bulk operation runs.")
-@click.option("--bulk-objects-per-second", default=5000.0, show_default=True,
-              type=click.FloatRange(min=0, min_open=True),
-              help="How fast a bulk operation writes its JSONL.")
-@click.option("--bulk-concurrency", default=1, show_default=True, type=click.IntRange(1, 5),
-              help="Bulk query operations an app may run at once (5 from API 2026-01).")
-@hosting_options("502, 503, 500 or INTERNAL_SERVER_ERROR", retried="503")
-@click.option("--token", default="shpat_shopsync_fake", show_default=True,
-              help="The Admin API access token the fake accepts.")
-def command(**options: object) -> None:
+command = serving(
+    "shopify", FakeShopifySettings,
     """Serve a fake Shopify shop: the Admin GraphQL API at /admin/api/VERSION/graphql.json
-    (X-Shopify-Access-Token shpat_shopsync_fake) plus /__fake__ to change records."""
-    from sandbox.shops.shopify.launch import LAUNCHER
-
-    LAUNCHER.run(options)
+    (X-Shopify-Access-Token shpat_shopsync_fake) plus /__fake__ to change records.""",
+    options(
+        FakeShopifySettings, customers=None, orders=None, products=None,
+        checkouts="Abandoned checkouts (default: a quarter of the orders).",
+        timezone="The shop's timezone: search dates without an offset are read in it."),
+    options(  # the cost bucket: how much the app may query
+        FakeShopifySettings,
+        bucket_size="The app's cost bucket, in points (Standard plan: 2000).",
+        restore_rate="Points restored per second (Standard 100, Advanced 200, Plus 1000).",
+        max_query_cost="The most one query may request before MAX_COST_EXCEEDED."),
+    options(  # bulk operations
+        FakeShopifySettings, bulk_latency="Seconds before a bulk operation runs.",
+        bulk_objects_per_second="How fast a bulk operation writes its JSONL.",
+        bulk_concurrency="Bulk query operations an app may run at once (5 from API 2026-01)."),
+    hosting_options("502, 503, 500 or INTERNAL_SERVER_ERROR", retried="503"),
+    options(FakeShopifySettings, token="The Admin API access token the fake accepts."))

@@ -47,9 +47,7 @@ LAUNCHER = Launcher(
     "shopsync fake-shop shopify at http://{s.host}:{port}/admin/api/{{version}}/graphql.json"
     " (access token {s.token})",
     r"shopify at (http://\S+?)/admin/api", "fake Shopify", RunningFakeShopify, timeout=60)
-launch, attach, start = LAUNCHER.launch, LAUNCHER.attach, LAUNCHER.start
-start_many, start_in_thread = LAUNCHER.start_many, LAUNCHER.start_in_thread
-start_many_in_thread = LAUNCHER.start_many_in_thread
+start, start_in_thread = LAUNCHER.start, LAUNCHER.start_in_thread
 
 if __name__ == "__main__":
     LAUNCHER.main()

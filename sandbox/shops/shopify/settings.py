@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from sandbox.shops.settings import FakeShopSettings, Port
+from sandbox.shops.settings import MOST, FakeShopSettings, Port
 
 #: the Admin API access token the fake accepts unless told otherwise (see README.md)
 DEFAULT_TOKEN = "shpat_shopsync_fake"
@@ -21,7 +21,7 @@ class FakeShopifySettings(FakeShopSettings):
 
     port: Port = 8789
     #: abandoned checkouts; None = a quarter of the orders
-    checkouts: int | None = Field(default=None, ge=0, le=1_000_000)
+    checkouts: int | None = Field(default=None, ge=0, le=MOST)
     currency: str = "EUR"
     token: str = DEFAULT_TOKEN
     #: the cost bucket of the app on this shop (points) and how fast it refills (points/s);

@@ -11,15 +11,11 @@ from sandbox.shops.cli import generated_options
 
 
 @click.command("sql")
-@generated_options()
-@click.option("--timezone", default="Europe/Paris", show_default=True,
-              help="The shop's time zone: its naive times are local to it.")
+@generated_options("The shop's time zone: its naive times are local to it.")
 @click.option("--url", default=None, metavar="URL",
               help="Write into this (empty) SQLAlchemy database instead of a new SQLite file;"
                    " it is left as it is at exit.")
 @click.option("--keep", is_flag=True, help="Keep the SQLite file at exit.")
-@click.option("--port", default=0, type=int, hidden=True,
-              help="Ignored: a database file has no port (shopsync demo passes one).")
 def command(seed: int, orders: int, customers: int, products: int, timezone: str,
             url: str | None, keep: bool, port: int) -> None:
     """Write a fake in-house shop database (SQLite by default), print its URL, keep it until

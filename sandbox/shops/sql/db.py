@@ -10,6 +10,8 @@ must read the same.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -19,9 +21,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import (
     Boolean,
     Column,
+    Connection,
     Date,
     DateTime,
-    Engine,
     Float,
     Index,
     Integer,
@@ -50,66 +52,52 @@ SQLITE_CURSOR = "strftime('%Y-%m-%d %H:%M:%f', updated_at)"
 CHANGED: dict[str, str] = {}
 
 
-def _table(name: str, *columns: Column[Any], changed: bool = True) -> Table:
-    table = Table(name, metadata, *columns)
+def _table(name: str, /, *, changed: bool = True, **columns: Any) -> Table:
+    """A table of ``columns`` (name: type) keyed by the first; with ``changed``, indexed
+    by its change time (``updated_at``) and key, and listed in ``CHANGED``."""
+    key = next(iter(columns))
+    table = Table(name, metadata, *(Column(column, kind, primary_key=column == key)
+                                    for column, kind in columns.items()))
     if changed:
-        Index(f"ix_{name}_changed", table.c.updated_at, table.c[columns[0].name])
-        CHANGED[name] = columns[0].name
+        Index(f"ix_{name}_changed", table.c.updated_at, table.c[key])
+        CHANGED[name] = key
     return table
 
 
+#: when a row was made and last changed, as most tables keep them
+_STAMPS: dict[str, Any] = {"created_at": _TIME, "updated_at": _TIME}
 TABLES: dict[str, Table] = {t.name: t for t in (
-    _table("order_states", Column("code", Text, primary_key=True), Column("label", Text),
-           Column("paid", Boolean), Column("updated_at", _TIME)),
-    _table("carriers", Column("id", Integer, primary_key=True), Column("name", Text),
-           Column("active", Boolean), Column("created_at", _TIME), Column("updated_at", _TIME)),
-    _table("customer_groups", Column("id", Integer, primary_key=True), Column("name", Text),
-           Column("created_at", _TIME), Column("updated_at", _TIME)),
-    _table("categories", Column("id", Integer, primary_key=True), Column("parent_id", Integer),
-           Column("name", Text), Column("description", Text), Column("slug", Text),
-           Column("active", Boolean), Column("created_at", _TIME), Column("updated_at", _TIME)),
-    _table("brands", Column("id", Integer, primary_key=True), Column("name", Text),
-           Column("active", Boolean), Column("created_at", _TIME), Column("updated_at", _TIME)),
-    _table("customers", Column("id", Integer, primary_key=True), Column("email", Text),
-           Column("first_name", Text), Column("last_name", Text), Column("phone", Text),
-           Column("newsletter", Boolean), Column("opt_in", Boolean), Column("active", Boolean),
-           Column("group_id", Integer), Column("birth_date", _DATE),
-           Column("created_at", _ZONED_TIME), Column("updated_at", _ZONED_TIME)),
-    _table("addresses", Column("id", Integer, primary_key=True), Column("customer_id", Integer),
-           Column("first_name", Text), Column("last_name", Text), Column("street", Text),
-           Column("street2", Text), Column("zip", Text), Column("city", Text),
-           Column("country", Text), Column("phone", Text), Column("company", Text),
-           Column("updated_at", _TIME)),
-    _table("products", Column("id", Integer, primary_key=True), Column("sku", Text),
-           Column("name", Text), Column("description", Text), Column("price", _MONEY),
-           Column("sale_price", _MONEY), Column("stock", Integer), Column("active", Boolean),
-           Column("category_id", Integer), Column("brand_id", Integer), Column("slug", Text),
-           Column("created_at", _TIME), Column("updated_at", _TIME)),
-    _table("variants", Column("id", Integer, primary_key=True), Column("product_id", Integer),
-           Column("sku", Text), Column("name", Text), Column("price", _MONEY),
-           Column("stock", Integer), Column("is_default", Boolean), Column("updated_at", _TIME)),
-    _table("product_images", Column("id", Integer, primary_key=True),
-           Column("product_id", Integer), Column("is_cover", Boolean), Column("url", Text),
-           Column("updated_at", _TIME)),
-    _table("coupons", Column("id", Integer, primary_key=True), Column("code", Text),
-           Column("kind", Text), Column("value", _MONEY), Column("min_amount", _MONEY),
-           Column("starts_at", _TIME), Column("ends_at", _TIME), Column("active", Boolean),
-           Column("times_used", Integer), Column("created_at", _TIME), Column("updated_at", _TIME)),
-    _table("carts", Column("id", Integer, primary_key=True), Column("customer_id", Integer),
-           Column("email", Text), Column("currency", Text), Column("total", _MONEY),
-           Column("converted", Boolean), Column("created_at", _TIME), Column("updated_at", _TIME)),
-    _table("cart_items", Column("id", Integer, primary_key=True), Column("cart_id", Integer),
-           Column("product_id", Integer), Column("variant_id", Integer), Column("qty", Integer),
-           Column("unit_price", _MONEY), Column("unit_price_excl", _MONEY), changed=False),
-    _table("orders", Column("id", Integer, primary_key=True), Column("number", Text),
-           Column("state", Text), Column("customer_id", Integer), Column("email", Text),
-           Column("cart_id", Integer), Column("currency", Text), Column("total", _MONEY),
-           Column("total_tax", _MONEY), Column("shipping", _MONEY), Column("shipping_tax", _MONEY),
-           Column("carrier_id", Integer), Column("coupon_code", Text), Column("discount", _MONEY),
-           Column("created_at", _TIME), Column("updated_at", _TIME)),
-    _table("order_items", Column("id", Integer, primary_key=True), Column("order_id", Integer),
-           Column("product_id", Integer), Column("variant_id", Integer), Column("qty", Integer),
-           Column("unit_price", _MONEY), Column("unit_price_excl", _MONEY), changed=False),
+    _table("order_states", code=Text, label=Text, paid=Boolean, updated_at=_TIME),
+    _table("carriers", id=Integer, name=Text, active=Boolean, **_STAMPS),
+    _table("customer_groups", id=Integer, name=Text, **_STAMPS),
+    _table("categories", id=Integer, parent_id=Integer, name=Text, description=Text, slug=Text,
+           active=Boolean, **_STAMPS),
+    _table("brands", id=Integer, name=Text, active=Boolean, **_STAMPS),
+    _table("customers", id=Integer, email=Text, first_name=Text, last_name=Text, phone=Text,
+           newsletter=Boolean, opt_in=Boolean, active=Boolean, group_id=Integer,
+           birth_date=_DATE, created_at=_ZONED_TIME, updated_at=_ZONED_TIME),
+    _table("addresses", id=Integer, customer_id=Integer, first_name=Text, last_name=Text,
+           street=Text, street2=Text, zip=Text, city=Text, country=Text, phone=Text,
+           company=Text, updated_at=_TIME),
+    _table("products", id=Integer, sku=Text, name=Text, description=Text, price=_MONEY,
+           sale_price=_MONEY, stock=Integer, active=Boolean, category_id=Integer,
+           brand_id=Integer, slug=Text, **_STAMPS),
+    _table("variants", id=Integer, product_id=Integer, sku=Text, name=Text, price=_MONEY,
+           stock=Integer, is_default=Boolean, updated_at=_TIME),
+    _table("product_images", id=Integer, product_id=Integer, is_cover=Boolean, url=Text,
+           updated_at=_TIME),
+    _table("coupons", id=Integer, code=Text, kind=Text, value=_MONEY, min_amount=_MONEY,
+           starts_at=_TIME, ends_at=_TIME, active=Boolean, times_used=Integer, **_STAMPS),
+    _table("carts", id=Integer, customer_id=Integer, email=Text, currency=Text, total=_MONEY,
+           converted=Boolean, **_STAMPS),
+    _table("cart_items", id=Integer, cart_id=Integer, product_id=Integer, variant_id=Integer,
+           qty=Integer, unit_price=_MONEY, unit_price_excl=_MONEY, changed=False),
+    _table("orders", id=Integer, number=Text, state=Text, customer_id=Integer, email=Text,
+           cart_id=Integer, currency=Text, total=_MONEY, total_tax=_MONEY, shipping=_MONEY,
+           shipping_tax=_MONEY, carrier_id=Integer, coupon_code=Text, discount=_MONEY,
+           **_STAMPS),
+    _table("order_items", id=Integer, order_id=Integer, product_id=Integer, variant_id=Integer,
+           qty=Integer, unit_price=_MONEY, unit_price_excl=_MONEY, changed=False),
 )}
 Index("ix_order_items_order", TABLES["order_items"].c.order_id)
 Index("ix_cart_items_cart", TABLES["cart_items"].c.cart_id)
@@ -128,8 +116,16 @@ class FakeDatabase:
     url: str
     timezone: str = "Europe/Paris"
 
-    def engine(self) -> Engine:
-        return create_engine(self.url)
+    @contextmanager
+    def begin(self) -> Iterator[Connection]:
+        """One transaction on an engine of its own, disposed of after it (a test writes
+        between the reads of a source that has its own engine)."""
+        engine = create_engine(self.url)
+        try:
+            with engine.begin() as conn:
+                yield conn
+        finally:
+            engine.dispose()
 
     def value(self, table: str, column: str, value: Any, dialect: str) -> Any:
         """A generated value as this database stores it."""
@@ -149,22 +145,18 @@ class FakeDatabase:
 
     def write(self, shop: Shop) -> None:
         """Create the tables and fill them with the shop."""
-        engine = self.engine()
-        try:
-            with engine.begin() as conn:  # one transaction: one sync to disk, not one per table
-                if engine.dialect.name == "sqlite":
-                    conn.exec_driver_sql("PRAGMA synchronous = OFF")
-                metadata.create_all(conn)
-                for name, table in TABLES.items():
-                    rows = shop.tables.get(name) or []
-                    if rows:
-                        conn.execute(table.insert(), self._rows(name, rows, engine.dialect.name))
-                if engine.dialect.name == "sqlite":
-                    for name, key in CHANGED.items():
-                        conn.exec_driver_sql(f"CREATE INDEX ix_{name}_cursor"
-                                             f" ON {name} ({SQLITE_CURSOR}, {key})")
-        finally:
-            engine.dispose()
+        with self.begin() as conn:  # one transaction: one sync to disk, not one per table
+            sqlite = conn.dialect.name == "sqlite"
+            if sqlite:
+                conn.exec_driver_sql("PRAGMA synchronous = OFF")
+            metadata.create_all(conn)
+            for name, table in TABLES.items():
+                rows = shop.tables.get(name) or []
+                if rows:
+                    conn.execute(table.insert(), self._rows(name, rows, conn.dialect.name))
+            for name, key in CHANGED.items() if sqlite else ():
+                conn.exec_driver_sql(f"CREATE INDEX ix_{name}_cursor"
+                                     f" ON {name} ({SQLITE_CURSOR}, {key})")
 
     def now(self, seconds_ago: float = 5.0) -> datetime:
         """Shop-local wall-clock time, naive, ``seconds_ago`` in the past."""
@@ -174,22 +166,13 @@ class FakeDatabase:
     def change(self, table: str, key: Any, *, at: datetime | None = None, **values: Any) -> None:
         """Update one row (``values``) and its ``updated_at`` (``at``, default a few seconds
         ago: what the engine reads has settled)."""
-        engine = self.engine()
-        try:
-            target = TABLES[table]
-            key_column = next(iter(target.primary_key.columns))
-            values["updated_at"] = at or self.now()
-            with engine.begin() as conn:
-                dialect = engine.dialect.name
-                conn.execute(update(target).where(key_column == key).values(
-                    {c: self.value(table, c, v, dialect) for c, v in values.items()}))
-        finally:
-            engine.dispose()
+        target = TABLES[table]
+        key_column = next(iter(target.primary_key.columns))
+        values["updated_at"] = at or self.now()
+        with self.begin() as conn:
+            conn.execute(update(target).where(key_column == key).values(
+                self._rows(table, [values], conn.dialect.name)[0]))
 
     def insert(self, table: str, rows: list[Row]) -> None:
-        engine = self.engine()
-        try:
-            with engine.begin() as conn:
-                conn.execute(TABLES[table].insert(), self._rows(table, rows, engine.dialect.name))
-        finally:
-            engine.dispose()
+        with self.begin() as conn:
+            conn.execute(TABLES[table].insert(), self._rows(table, rows, conn.dialect.name))

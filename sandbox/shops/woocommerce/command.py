@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import click
+from sandbox.shops.cli import hosting_options, options, serving
+from sandbox.shops.woocommerce.settings import FakeWooSettings
 
-from sandbox.shops.cli import hosting_options, listen_options, size_options
-
-
-@click.command("woocommerce")
-@listen_options(default_port=8788)
-@size_options(customers="Registered customers to generate.",
-              orders="Orders to generate (100 000 start in a couple of seconds).",
-              products="Products to generate (variable ones get variations on top).")
-@click.option("--timezone", default="Europe/Paris", show_default=True,
-              help="The site's timezone: naive filter dates are read in it unless dates_are_gmt.")
-@hosting_options("429, 503 or an HTML 502/403 page", rate_limit="default: no limit")
-def command(**options: object) -> None:
+command = serving(
+    "woocommerce", FakeWooSettings,
     """Serve a fake WooCommerce shop: REST API v3 at /wp-json/wc/v3 (key ck_shopsync_fake,
-    secret cs_shopsync_fake) plus /__fake__ to change records between reads."""
-    from sandbox.shops.woocommerce.launch import LAUNCHER
-
-    LAUNCHER.run(options)
+    secret cs_shopsync_fake) plus /__fake__ to change records between reads.""",
+    options(
+        FakeWooSettings, customers="Registered customers to generate.",
+        orders="Orders to generate (100 000 start in a couple of seconds).",
+        products="Products to generate (variable ones get variations on top).",
+        timezone="The site's timezone: naive filter dates are read in it unless dates_are_gmt."),
+    hosting_options("429, 503 or an HTML 502/403 page", rate_limit="default: no limit"))

@@ -4,25 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from sandbox.shops.web import ShopError
 
-class WooError(Exception):
+
+class WooError(ShopError):
     """An error answered in the WP/WC shape (both use it, see WP_REST_Server::error_to_response)."""
 
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        extra: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        self.status = status
+    def __init__(self, status: int, code: str, message: str, *,
+                 extra: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> None:
+        super().__init__(status, message, headers, f"{status} {code}: {message}")
         self.code = code
-        self.message = message
         self.extra = extra or {}
-        self.headers = headers or {}
-        super().__init__(f"{status} {code}: {message}")
 
     def body(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message,

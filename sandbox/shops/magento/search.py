@@ -108,7 +108,7 @@ def _listed(value: Any) -> list[Any]:
     return []
 
 
-def _int(value: Any, name: str) -> int | None:
+def _int(value: Any) -> int | None:
     if value is None or value == "":
         return None
     try:
@@ -147,8 +147,7 @@ def parse(query: dict[str, Any], *, required_criteria: bool) -> Criteria:
         if isinstance(item, dict) and item.get("field"):
             direction = str(item.get("direction") or "ASC").upper()
             sort.append((str(item["field"]), "DESC" if direction == "DESC" else "ASC"))
-    return Criteria(groups, sort, _int(crit.get("page_size"), "pageSize"),
-                    _int(crit.get("current_page"), "currentPage"))
+    return Criteria(groups, sort, _int(crit.get("page_size")), _int(crit.get("current_page")))
 
 
 def _typed(kind: str, text: str) -> Any:
@@ -162,25 +161,26 @@ def _typed(kind: str, text: str) -> Any:
     return text.casefold()
 
 
+#: the negated conditions, by the condition they negate (MySQL: NULL never matches either)
+_NEGATED = {"notnull": "null", "nin": "in", "nlike": "like", "nfinset": "finset"}
+
+
 def _condition(kind: str, getter: Getter, f: Filter) -> Predicate:
     """One filter as a predicate on rows (MySQL semantics: NULL never compares true)."""
     c = f.condition
-    if c in ("null", "notnull"):
-        return (lambda r: getter(r) is None) if c == "null" else (lambda r: getter(r) is not None)
-    if c in ("in", "nin"):
+    if c in _NEGATED:
+        positive = _condition(kind, getter, Filter(f.field, f.value, _NEGATED[c]))
+        return lambda r: getter(r) is not None and not positive(r)
+    if c == "null":
+        return lambda r: getter(r) is None
+    if c == "in":
         wanted = {_typed(kind, v) for v in f.value.split(",")}
-        return ((lambda r: _norm(kind, getter(r)) in wanted) if c == "in"
-                else (lambda r: getter(r) is not None and _norm(kind, getter(r)) not in wanted))
-    if c in ("like", "nlike"):
+        return lambda r: _norm(kind, getter(r)) in wanted
+    if c == "like":
         regex = like(f.value)
-        return ((lambda r: getter(r) is not None and bool(regex.match(str(getter(r)))))
-                if c == "like" else
-                (lambda r: getter(r) is not None and not regex.match(str(getter(r)))))
-    if c in ("finset", "nfinset"):
-        def in_set(r: Row) -> bool:
-            value = getter(r)
-            return value is not None and f.value in str(value).split(",")
-        return in_set if c == "finset" else (lambda r: getter(r) is not None and not in_set(r))
+        return lambda r: getter(r) is not None and bool(regex.match(str(getter(r))))
+    if c == "finset":
+        return lambda r: (got := getter(r)) is not None and f.value in str(got).split(",")
     value = _typed(kind, f.value)
     compare = _COMPARE[c]
 
@@ -345,23 +345,17 @@ def parse_fields(text: str) -> dict[str, Any]:
     """``items[id,sku,extension_attributes[stock_item[qty]]],total_count`` as a tree."""
     tree: dict[str, Any] = {}
     stack = [tree]
-    name = ""
-    for char in text:
-        if char == "[":
+    parts = re.split(r"([\[\],])", text)  # names, each followed by its delimiter
+    for raw, delimiter in zip(parts[::2], [*parts[1::2], ""], strict=True):
+        name = raw.strip()
+        if delimiter == "[":
             child: dict[str, Any] = {}
-            stack[-1][name.strip()] = child
+            stack[-1][name] = child
             stack.append(child)
-            name = ""
-        elif char in ",]":
-            if name.strip():
-                stack[-1][name.strip()] = None
-            name = ""
-            if char == "]" and len(stack) > 1:
-                stack.pop()
-        else:
-            name += char
-    if name.strip():
-        stack[-1][name.strip()] = None
+        elif name:
+            stack[-1][name] = None
+        if delimiter == "]" and len(stack) > 1:
+            stack.pop()
     return tree
 
 

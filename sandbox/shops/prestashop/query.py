@@ -9,7 +9,7 @@ any other field builds the records (slower, as a full table scan is on a real sh
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
@@ -20,7 +20,7 @@ from sandbox.shops.prestashop.errors import PSError, did_you_mean
 from sandbox.shops.prestashop.fields import DATED, DYNAMIC, I18N, INDEX, fields_of
 from sandbox.shops.prestashop.records import I18n
 from sandbox.shops.prestashop.store import Store
-from sandbox.shops.table import like
+from sandbox.shops.table import every, like, window
 
 _FILTER = re.compile(r"^filter\[([^\]]*)\](.*)$")
 _OPERATOR = re.compile(r"^(.*)\[(.*)\](.*)$", re.DOTALL)
@@ -95,7 +95,7 @@ def parse(resource: str, params: Mapping[str, str], version: str) -> Query:
             raise PSError(400, 34, f'The field "{name}" is dynamic. It is not possible to filter'
                                    " GET query with this field.")
         query.filters.append((name, value))
-    query.display = _display(params.get("display"), fields, resource)
+    query.display = _display(params.get("display"), fields)
     if "sort" in params:
         query.sort = _sort(params["sort"], available, i18n)
     if "limit" in params:
@@ -113,7 +113,7 @@ def _php_int(text: str) -> int:
     return int(match.group()) if match else 0
 
 
-def _display(raw: str | None, fields: tuple[str, ...], resource: str) -> str | list[str]:
+def _display(raw: str | None, fields: tuple[str, ...]) -> str | list[str]:
     if raw is None or raw in ("full", "minimum"):
         return raw or "minimum"
     match = re.match(r"^\[(.*)\]$", raw)
@@ -227,17 +227,6 @@ class Cells:
         return self.record(row).get(name)
 
 
-def _upd_view(store: Store, resource: str) -> tuple[list[Row], list[str]]:
-    table = store.tables[resource]
-
-    def build() -> tuple[list[Row], list[str]]:
-        keyed = sorted(((store.local_text(r.modified), r.id, r) for r in table.rows.values()),
-                       key=lambda t: (t[0], t[1]))
-        return [r for _, _, r in keyed], [k for k, _, _ in keyed]
-
-    return table.view("upd", build)
-
-
 def _candidates(store: Store, resource: str, query: Query) -> tuple[Iterable[Row], str]:
     """The rows worth testing and the order they come in ("id", "upd" or "second": one
     second of date_upd), read lazily: a page stops reading once full, so it costs the same
@@ -252,12 +241,13 @@ def _candidates(store: Store, resource: str, query: Query) -> tuple[Iterable[Row
     for name, raw in query.filters:
         match = _OPERATOR.match(raw)
         if name == "date_upd" and match and not match.group(3):
-            ordered, keys = _upd_view(store, resource)
+            ordered, keys = store.tables[resource].where(
+                "upd", "", None, lambda r: store.local_text(r.modified))
             before, inner = match.group(1), match.group(2)
             bounds = _RANGE.match(inner)
             if before == "" and bounds:
-                low, high = sorted(_full(v) for v in bounds.groups())
-                start, stop = bisect_left(keys, low), bisect_right(keys, high)
+                start, stop = window(keys, *sorted(_full(v) for v in bounds.groups()),
+                                     inclusive=True)
                 if start < stop and keys[start] == keys[stop - 1]:
                     # one second (the walk of a tie): its rows are in id order too, and
                     # those at or below an ``id`` lower bound are skipped unread
@@ -267,9 +257,9 @@ def _candidates(store: Store, resource: str, query: Query) -> tuple[Iterable[Row
                     return _run(ordered, start, stop), "second"
                 return _run(ordered, start, stop), "upd"
             if before == ">":
-                return _run(ordered, bisect_right(keys, _full(inner)), len(ordered)), "upd"
+                return _run(ordered, *window(keys, above=_full(inner))), "upd"
             if before == "<":
-                return _run(ordered, 0, bisect_left(keys, _full(inner))), "upd"
+                return _run(ordered, *window(keys, below=_full(inner))), "upd"
     return rows.values(), "id"
 
 
@@ -322,11 +312,11 @@ def select(store: Store, resource: str, query: Query, languages: list[int]) -> t
             continue
         checks.append(_row_check(cells, name, check, languages if name in i18n else None))
     candidates, order = _candidates(store, resource, query)
-    matched: Iterator[Row] = (r for r in candidates if all(c(r) for c in checks))
+    matched = filter(every(checks), candidates)
     wanted = query.sort or [("id", False)]
     offset, count = query.limit or (0, None)
+    stop = None if count is None else offset + max(count, 0)
     if wanted in _NATURAL[order]:
-        stop = None if count is None else offset + max(count, 0)
         return list(islice(matched, offset, stop)), cells
     rows = list(matched)
     for name, descending in reversed(wanted):
@@ -338,4 +328,4 @@ def select(store: Store, resource: str, query: Query, languages: list[int]) -> t
                 return (0, float(value), "")
             return (1, 0.0, str(value or "").casefold() if n not in _DATE_FIELDS else str(value))
         rows.sort(key=key, reverse=descending)
-    return rows[offset:None if count is None else offset + max(count, 0)], cells
+    return rows[offset:stop], cells

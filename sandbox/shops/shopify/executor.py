@@ -12,7 +12,6 @@ returned. See README.md for what this simplifies.
 from __future__ import annotations
 
 import base64
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +33,7 @@ from graphql.utilities import value_from_ast_untyped
 
 from sandbox.shops.shopify.data import Row
 from sandbox.shops.shopify.store import Store
-from sandbox.shops.table import Span
+from sandbox.shops.table import Span, window
 
 MAX_PAGE = 250
 MUTATION_COST = 10
@@ -199,16 +198,10 @@ def page_rows(rows: list[Row], keys: list[Any], sort: Callable[[Row], Any], ctx:
     args = ctx.args(node)
     size = page_size(ctx, node, path)
     reverse = bool(args.get("reverse"))
-    low, high = 0, len(rows)
     after, before = args.get("after"), args.get("before")
+    marks = [tuple(decode_cursor(c, node, path)) if c else None for c in (after, before)]
     # ``after`` keeps the keys above its mark (``before`` does when reversed), else below it
-    for cursor, above in ((after, not reverse), (before, reverse)):
-        if cursor:
-            mark = tuple(decode_cursor(cursor, node, path))
-            if above:
-                low = max(low, bisect_right(keys, mark))
-            else:
-                high = min(high, bisect_left(keys, mark))
+    low, high = window(keys, *(marks[::-1] if reverse else marks))
     span = Span(rows, low, max(low, high))
     left = len(span)
     if args.get("first") is not None:

@@ -332,13 +332,8 @@ def prepare(store: Store, body: dict[str, Any], base_url: str) -> tuple[Operatio
                          else f"No operation named \"{name}\"")
     operation = chosen[0]
     given = body.get("variables") or {}
-    variables = {}
-    for definition in operation.variable_definitions or ():
-        var = definition.variable.name.value
-        if var in given:
-            variables[var] = given[var]
-        elif definition.default_value is not None:
-            variables[var] = value_from_ast_untyped(definition.default_value, {})
-        else:
-            variables[var] = None
+    defaults = {d.variable.name.value: d.default_value for d in operation.variable_definitions or ()}
+    variables = {var: given[var] if var in given
+                 else None if default is None else value_from_ast_untyped(default, {})
+                 for var, default in defaults.items()}
     return operation, Context(store, variables, fragments, base_url)

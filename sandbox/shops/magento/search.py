@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,13 +22,15 @@ from sandbox.shops.magento.data import Row
 from sandbox.shops.magento.errors import MagentoError, required, unknown_column
 from sandbox.shops.magento.records import increment_id, utc_text
 from sandbox.shops.magento.store import parse_time
-from sandbox.shops.table import Span, either, every, like
+from sandbox.shops.table import Span, either, every, like, window
 
 Getter = Callable[[Row], Any]
 Predicate = Callable[[Row], bool]
 CONDITIONS = frozenset({"eq", "finset", "from", "gt", "gteq", "in", "like", "lt", "lteq",
                         "moreq", "neq", "nfinset", "nin", "nlike", "notnull", "null", "to"})
 
+#: the conditions that bound a value from below
+_LOWER = ("gt", "gteq", "moreq", "from")
 #: the comparisons of the conditions that compare a value
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "eq": operator.eq, "neq": operator.ne, "gt": operator.gt, "gteq": operator.ge,
@@ -211,15 +213,10 @@ def predicate(resource: str, groups: list[list[Filter]]) -> Predicate | None:
 def _lower_bound(resource: str, groups: list[list[Filter]], field: str) -> int | None:
     """The smallest ``field`` value a row can have to match: from groups holding a single
     ``>``/``>=`` filter on it (so that the scan can start there)."""
-    best = None
-    for group in groups:
-        if len(group) == 1 and group[0].field == field and group[0].condition in (
-                "gt", "gteq", "moreq", "from", "eq"):
-            kind, _ = column(resource, field)
-            value = _typed(kind, group[0].value)
-            if isinstance(value, int):
-                best = value if best is None else max(best, value)
-    return best
+    kind, _ = column(resource, field)
+    return max((value for group in groups if len(group) == 1 for f in group
+                if f.field == field and f.condition in (*_LOWER, "eq")
+                and isinstance(value := _typed(kind, f.value), int)), default=None)
 
 
 def _sort_key(kind: str, getter: Getter) -> Callable[[Row], tuple[bool, Any]]:
@@ -294,21 +291,15 @@ def _all_within(resource: str, groups: list[list[Filter]], field: str,
     kind, _ = column(resource, field)
     start, stop = 0, len(keys)
     for group in groups:
-        lower, upper = [], []
-        for f in group:
-            if f.field != field:
-                continue
-            value = _typed(kind, f.value)
-            if not isinstance(value, int):
-                continue
-            if f.condition in ("gt", "gteq", "moreq", "from"):
-                lower.append((bisect_right if f.condition == "gt" else bisect_left)(keys, value))
-            elif f.condition in ("lt", "lteq", "to") and len(group) == 1:
-                upper.append((bisect_left if f.condition == "lt" else bisect_right)(keys, value))
+        typed = [(f.condition, value) for f in group
+                 if f.field == field and isinstance(value := _typed(kind, f.value), int)]
+        lower = [window(keys, v, inclusive=c != "gt")[0] for c, v in typed if c in _LOWER]
+        upper = [window(keys, below=v, inclusive=c != "lt")[1] for c, v in typed
+                 if c in ("lt", "lteq", "to") and len(group) == 1]
         if lower:
             start = max(start, min(lower))
         elif upper:
-            stop = min(stop, max(upper))
+            stop = min(stop, upper[0])
         else:
             return None
     return start, stop
@@ -327,17 +318,14 @@ def _tie_cut(resource: str, groups: list[list[Filter]], field: str,
     for group in groups:
         if any(_condition(kind, getter, f)(head[0]) for f in group if f.field == field):
             continue
-        bounds = []
-        for f in group:
-            if f.field == field:
-                continue
-            value = _typed("int", f.value)
-            if f.condition not in ("gt", "gteq", "moreq", "from") or not isinstance(value, int):
-                return None
-            bounds.append(value + 1 if f.condition == "gt" else value)
-        if not bounds:
+        # ``entity_id > I`` (or >=) bounds: the rows from the first id past the lowest match
+        ids = [(f.condition, _typed("int", f.value)) for f in group if f.field != field]
+        if any(c not in _LOWER or not isinstance(v, int) for c, v in ids):
+            return None
+        if not ids:
             return len(head)
-        cut = max(cut, bisect_left(head, min(bounds), key=lambda r: r.id))
+        cut = max(cut, bisect_left(head, min(v + (c == "gt") for c, v in ids),
+                                   key=lambda r: r.id))
     return cut
 
 

@@ -232,26 +232,25 @@ def _candidates(store: Store, resource: str, query: Query) -> tuple[Iterable[Row
     second of date_upd), read lazily: a page stops reading once full, so it costs the same
     in a large shop as in a small one."""
     rows = store.tables[resource].rows
-    for name, raw in query.filters:
-        match = _OPERATOR.match(raw)
-        if name == "id" and match and not match.group(1) and not match.group(3) \
-                and not _RANGE.match(match.group(2)):
-            ids = sorted({int(v) for v in match.group(2).split("|") if v.strip().isdigit()})
+    # the filters written with an operator: (name, before, inside the brackets, after)
+    ops = [(name, *m.groups()) for name, raw in query.filters if (m := _OPERATOR.match(raw))]
+    for name, before, inner, after in ops:
+        if name == "id" and not before and not after and not _RANGE.match(inner):
+            ids = sorted({int(v) for v in inner.split("|") if v.strip().isdigit()})
             return [rows[i] for i in ids if i in rows], "id"
-    for name, raw in query.filters:
-        match = _OPERATOR.match(raw)
-        if name == "date_upd" and match and not match.group(3):
+    for name, before, inner, after in ops:
+        if name == "date_upd" and not after:
             ordered, keys = store.tables[resource].where(
                 "upd", "", None, lambda r: store.local_text(r.modified))
-            before, inner = match.group(1), match.group(2)
             bounds = _RANGE.match(inner)
             if before == "" and bounds:
                 start, stop = window(keys, *sorted(_full(v) for v in bounds.groups()),
                                      inclusive=True)
+                # one second (the walk of a tie): its rows are in id order too, and those
+                # at or below an ``id`` lower bound (``filter[id]=>[N]``) are skipped unread
+                floor = max((int(i) for n, b, i, a in ops
+                             if n == "id" and b == ">" and not a and i.isdigit()), default=None)
                 if start < stop and keys[start] == keys[stop - 1]:
-                    # one second (the walk of a tie): its rows are in id order too, and
-                    # those at or below an ``id`` lower bound are skipped unread
-                    floor = _id_floor(query)
                     if floor is not None:
                         start = bisect_right(ordered, floor, start, stop, key=lambda r: r.id)
                     return _run(ordered, start, stop), "second"
@@ -261,14 +260,6 @@ def _candidates(store: Store, resource: str, query: Query) -> tuple[Iterable[Row
             if before == "<":
                 return _run(ordered, *window(keys, below=_full(inner))), "upd"
     return rows.values(), "id"
-
-
-def _id_floor(query: Query) -> int | None:
-    """The highest N of the ``filter[id]=>[N]`` filters (rows at or below it never match)."""
-    floors = [int(match.group(2)) for name, raw in query.filters if name == "id"
-              and (match := _OPERATOR.match(raw)) and match.group(1) == ">"
-              and not match.group(3) and match.group(2).isdigit()]
-    return max(floors, default=None)
 
 
 def _run(rows: list[Row], start: int, stop: int) -> Iterator[Row]:

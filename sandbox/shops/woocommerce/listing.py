@@ -12,6 +12,7 @@ the local column, which differs only during the autumn DST hour).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
@@ -25,24 +26,23 @@ from sandbox.shops.woocommerce.records import product_category
 from sandbox.shops.woocommerce.store import Store
 
 Predicate = Callable[[Row], bool]
+Compare = Callable[[int, int], bool]
 
 
 def _date_bounds(store: Store, params: dict[str, Any], sliced: bool) -> list[Predicate]:
     gmt = bool(params.get("dates_are_gmt"))
     checks: list[Predicate] = []
-    bounds = [("after", "created", True), ("before", "created", False)]
+    bounds = [("after", "created", operator.gt), ("before", "created", operator.lt)]
     if not sliced:
-        bounds += [("modified_after", "modified", True), ("modified_before", "modified", False)]
-    for name, column, after in bounds:
+        bounds += [("modified_after", "modified", operator.gt),
+                   ("modified_before", "modified", operator.lt)]
+    for name, column, compare in bounds:
         value = _moment(store, params.get(name))
         if value is None:
             continue
 
-        def check(r: Row, c: str = column, v: int = value, a: bool = after) -> bool:
-            at = getattr(r, c)
-            if not gmt:
-                at = store.local(at)
-            return at > v if a else at < v
+        def check(r: Row, c: str = column, v: int = value, cmp: Compare = compare) -> bool:
+            return cmp(getattr(r, c) if gmt else store.local(getattr(r, c)), v)
 
         checks.append(check)
     return checks
@@ -60,17 +60,14 @@ def _moment(store: Store, given: tuple[int, bool] | None) -> int | None:
 def _status(resource: str, params: dict[str, Any]) -> Predicate | None:
     """The resource's status filter: it depends on ``status`` alone, so the rows it keeps
     are a view of the table (``Table.where``)."""
-    if resource == "orders":
-        statuses = set(params["status"])
-        if "any" in statuses:  # 'any' short-circuits the list, and never includes trash
-            return lambda r: r.status not in ("trash", "checkout-draft")
-        return lambda r: r.status in statuses
-    if resource in ("products", "variations"):
-        status = params["status"]
-        return (lambda r: r.status != "trash") if status == "any" else (lambda r: r.status == status)
-    if resource == "coupons":
-        return lambda r: r.status != "trash"
-    return None
+    if resource not in ("orders", "products", "variations", "coupons"):
+        return None
+    # an order's status is a list, a product's one value; coupons have none to ask for
+    wanted = set(params["status"]) if resource == "orders" else {params.get("status", "any")}
+    if "any" in wanted:  # 'any' short-circuits the list, and never includes trash
+        hidden = ("trash", "checkout-draft") if resource == "orders" else ("trash",)
+        return lambda r: r.status not in hidden
+    return lambda r: r.status in wanted
 
 
 def _filters(store: Store, resource: str, params: dict[str, Any], sliced: bool) -> list[Predicate]:

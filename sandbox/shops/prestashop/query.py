@@ -43,9 +43,8 @@ def languages_of(store: Store, raw: str | None) -> list[int]:
     """WebserviceRequest::filterLanguage: ``1``, ``[1|2]`` or a range ``[1,3]``; unknown ids
     are dropped; none left is an error. Without the parameter: the active languages."""
     table = store.tables["languages"]
-    active = [r.id for r in table.rows.values() if store.record("languages", r)["active"]]
     if raw is None:
-        return active
+        return [r.id for r in table.rows.values() if store.record("languages", r)["active"]]
     if raw.isdigit():
         wanted = [raw]
     elif raw.startswith("[") and raw.endswith("]"):

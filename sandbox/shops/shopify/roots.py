@@ -228,9 +228,8 @@ def run(store: Store, body: dict[str, Any], base_url: str) -> dict[str, Any]:
     store.stats["cost_requested"] += requested
     resolve = resolve_mutation_field if mutation else resolve_query_field
     try:
-        data = {}
-        for node in fields(ctx, operation.selection_set, "Mutation" if mutation else "QueryRoot"):
-            data[key(node)] = resolve(ctx, node)
+        data = {key(node): resolve(ctx, node) for node in fields(
+            ctx, operation.selection_set, "Mutation" if mutation else "QueryRoot")}
     except QueryError as exc:
         bucket.tokens = min(bucket.capacity, bucket.tokens + requested)
         store.stats["cost_requested"] -= requested

@@ -80,11 +80,9 @@ class Context:
     warnings: list[dict[str, Any]] = field(default_factory=list)
 
     def args(self, node: FieldNode) -> dict[str, Any]:
-        out = {}
-        for argument in node.arguments or ():
-            value = value_from_ast_untyped(argument.value, self.variables)
-            out[argument.name.value] = None if value is Undefined else value
-        return out
+        values = {argument.name.value: value_from_ast_untyped(argument.value, self.variables)
+                  for argument in node.arguments or ()}
+        return {name: None if value is Undefined else value for name, value in values.items()}
 
 
 def key(node: FieldNode) -> str:

@@ -180,12 +180,9 @@ def condition(raw: str, is_date: bool) -> Check | None:
             values = inner.split("|")
             return lambda cell: any(cmp(cell, v) == 0 for v in values)
         bounds = _RANGE.match(inner)
-        if bounds:
-            low, high = bounds.group(1), bounds.group(2)
-            if _NUMBER.match(low.strip()) and _NUMBER.match(high.strip()):
-                low, high = sorted((low, high), key=lambda v: float(v))
-            else:
-                low, high = sorted((low, high))
+        if bounds:  # in either order: numbers as numbers, other values as text
+            numeric = all(_NUMBER.match(v.strip()) for v in bounds.groups())
+            low, high = sorted(bounds.groups(), key=float if numeric else None)
             return lambda cell: cmp(cell, low) >= 0 and cmp(cell, high) <= 0
         return lambda cell: cmp(cell, inner) == 0
     if before == ">":

@@ -114,9 +114,9 @@ class _Parser:
         value = _unquote(raw)
         target: object
         if kind == _DATE:
-            if raw == value and not value[:4].isdigit():
-                raise SearchError(f"Invalid date value for {name}: {raw}")
-            try:
+            try:  # a date must be quoted, or start with its year
+                if raw == value and not value[:4].isdigit():
+                    raise ValueError(raw)
                 target = epoch_of(value, self.tz)
             except ValueError:
                 raise SearchError(f"Invalid date value for {name}: {raw}") from None
@@ -132,9 +132,7 @@ class _Parser:
 
         def check(r: Row) -> bool:
             got = getattr(r, attr)
-            if kind == "lower":
-                got = str(got).lower()
-            return compare(got, target) != bool(negate)
+            return compare(str(got).lower() if kind == "lower" else got, target) != bool(negate)
 
         return check
 

@@ -69,9 +69,8 @@ class Store(Shop):
     def patch(self, resource: str, record_id: int, fields: dict[str, Any], *, bump: bool = True) -> Row:
         table = self.tables[resource]
         row = table.row(record_id)
-        fields = dict(fields)
-        for key in ("id", "date_created", "date_modified"):
-            fields.pop(key, None)
+        fields = {k: v for k, v in fields.items()
+                  if k not in ("id", "date_created", "date_modified")}
         if "date_created_gmt" in fields:
             row.created = epoch_of(str(fields.pop("date_created_gmt")))
         modified_at = fields.pop("date_modified_gmt", None)
@@ -92,7 +91,6 @@ class Store(Shop):
             table.save(record_id, fields)
         if modified_at is not None:
             row.modified = epoch_of(str(modified_at))
-            table.changed()
         elif bump and resource != "categories":
             self.touch(resource, record_id)
         table.changed()

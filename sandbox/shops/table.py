@@ -8,6 +8,7 @@ platform; so do a store's own changes (what a patch or a new record sets)."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,16 @@ def either(checks: Sequence[Callable[[T], bool]]) -> Callable[[T], bool]:
     if len(checks) == 1:
         return checks[0]
     return lambda row: any(check(row) for check in checks)
+
+
+def window(keys: Sequence[Any], above: Any = None, below: Any = None, *,
+           inclusive: bool = False) -> tuple[int, int]:
+    """Where the run of sorted ``keys`` above ``above`` and below ``below`` starts and ends
+    (None: no bound; ``inclusive``: the bounds belong to it), by bisect: a page of a window
+    of a sorted view then costs the same in a large shop as in a small one."""
+    start = 0 if above is None else (bisect_left if inclusive else bisect_right)(keys, above)
+    stop = len(keys) if below is None else (bisect_right if inclusive else bisect_left)(keys, below)
+    return start, stop
 
 
 def merge(into: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -109,14 +120,16 @@ class Table(Generic[R]):
         """The ``by`` column of ``ordered(by)``, for bisecting."""
         return self.view(f"keys:{by}", lambda: [getattr(r, by) for r in self.ordered(by)])
 
-    def where(self, by: str, name: str, keep: Callable[[R], bool]) -> tuple[list[R], list[Any]]:
-        """``ordered(by)`` cut to the rows ``keep`` lets through (``name`` tells filters
-        apart), with their ``by`` column for bisecting: built once a change, so that a page
-        of a filtered listing costs a bisect, not a scan of the shop."""
+    def where(self, by: str, name: str, keep: Callable[[R], bool] | None,
+              key: Callable[[R], Any] | None = None) -> tuple[list[R], list[Any]]:
+        """``ordered(by)`` cut to the rows ``keep`` lets through (None: all; ``name`` tells
+        filters apart), with their ``key`` (default: their ``by`` column) for bisecting:
+        built once a change, so that a page of a filtered listing costs a bisect, not a scan
+        of the shop."""
         def build() -> tuple[list[R], list[Any]]:
-            rows = [r for r in self.ordered(by) if keep(r)]
-            return rows, [getattr(r, by) for r in rows]
-        return self.view(f"where:{by}:{name}", build)
+            rows = self.ordered(by) if keep is None else [r for r in self.ordered(by) if keep(r)]
+            return rows, [getattr(r, by) for r in rows] if key is None else list(map(key, rows))
+        return self.view(f"where:{by}:{name if keep else ''}", build)
 
     def changed(self) -> None:
         self._views.clear()
@@ -220,12 +233,17 @@ class Shop(Clock):
         """Mark a record changed at ``at`` (None: now), and its product with it when an
         option ``touches_product`` (an unknown id: the table's refusal)."""
         row = self.tables[resource].row(record_id)
+        self.undated(resource)
         setattr(row, self.stamp, self.now() if at is None else at)
         self.changed(resource)
         if self.touches_product and resource == self.options \
                 and row.parent in self.tables["products"].rows:
             self.touch("products", row.parent, getattr(row, self.stamp))
         return row
+
+    def undated(self, resource: str) -> None:
+        """Refuse to touch a resource without dates (the platform's error; default: all
+        have dates)."""
 
     def next_id(self, resource: str, after: int = 0) -> int:
         return max(self.tables[resource].rows, default=after) + 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,13 +22,15 @@ from sandbox.shops.magento.data import Row
 from sandbox.shops.magento.errors import MagentoError, required, unknown_column
 from sandbox.shops.magento.records import increment_id, utc_text
 from sandbox.shops.magento.store import parse_time
-from sandbox.shops.table import Span, either, every, like
+from sandbox.shops.table import Span, either, every, like, window
 
 Getter = Callable[[Row], Any]
 Predicate = Callable[[Row], bool]
 CONDITIONS = frozenset({"eq", "finset", "from", "gt", "gteq", "in", "like", "lt", "lteq",
                         "moreq", "neq", "nfinset", "nin", "nlike", "notnull", "null", "to"})
 
+#: the conditions that bound a value from below
+_LOWER = ("gt", "gteq", "moreq", "from")
 #: the comparisons of the conditions that compare a value
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "eq": operator.eq, "neq": operator.ne, "gt": operator.gt, "gteq": operator.ge,
@@ -108,7 +110,7 @@ def _listed(value: Any) -> list[Any]:
     return []
 
 
-def _int(value: Any, name: str) -> int | None:
+def _int(value: Any) -> int | None:
     if value is None or value == "":
         return None
     try:
@@ -147,8 +149,7 @@ def parse(query: dict[str, Any], *, required_criteria: bool) -> Criteria:
         if isinstance(item, dict) and item.get("field"):
             direction = str(item.get("direction") or "ASC").upper()
             sort.append((str(item["field"]), "DESC" if direction == "DESC" else "ASC"))
-    return Criteria(groups, sort, _int(crit.get("page_size"), "pageSize"),
-                    _int(crit.get("current_page"), "currentPage"))
+    return Criteria(groups, sort, _int(crit.get("page_size")), _int(crit.get("current_page")))
 
 
 def _typed(kind: str, text: str) -> Any:
@@ -162,25 +163,26 @@ def _typed(kind: str, text: str) -> Any:
     return text.casefold()
 
 
+#: the negated conditions, by the condition they negate (MySQL: NULL never matches either)
+_NEGATED = {"notnull": "null", "nin": "in", "nlike": "like", "nfinset": "finset"}
+
+
 def _condition(kind: str, getter: Getter, f: Filter) -> Predicate:
     """One filter as a predicate on rows (MySQL semantics: NULL never compares true)."""
     c = f.condition
-    if c in ("null", "notnull"):
-        return (lambda r: getter(r) is None) if c == "null" else (lambda r: getter(r) is not None)
-    if c in ("in", "nin"):
+    if c in _NEGATED:
+        positive = _condition(kind, getter, Filter(f.field, f.value, _NEGATED[c]))
+        return lambda r: getter(r) is not None and not positive(r)
+    if c == "null":
+        return lambda r: getter(r) is None
+    if c == "in":
         wanted = {_typed(kind, v) for v in f.value.split(",")}
-        return ((lambda r: _norm(kind, getter(r)) in wanted) if c == "in"
-                else (lambda r: getter(r) is not None and _norm(kind, getter(r)) not in wanted))
-    if c in ("like", "nlike"):
+        return lambda r: _norm(kind, getter(r)) in wanted
+    if c == "like":
         regex = like(f.value)
-        return ((lambda r: getter(r) is not None and bool(regex.match(str(getter(r)))))
-                if c == "like" else
-                (lambda r: getter(r) is not None and not regex.match(str(getter(r)))))
-    if c in ("finset", "nfinset"):
-        def in_set(r: Row) -> bool:
-            value = getter(r)
-            return value is not None and f.value in str(value).split(",")
-        return in_set if c == "finset" else (lambda r: getter(r) is not None and not in_set(r))
+        return lambda r: getter(r) is not None and bool(regex.match(str(getter(r))))
+    if c == "finset":
+        return lambda r: (got := getter(r)) is not None and f.value in str(got).split(",")
     value = _typed(kind, f.value)
     compare = _COMPARE[c]
 
@@ -211,15 +213,10 @@ def predicate(resource: str, groups: list[list[Filter]]) -> Predicate | None:
 def _lower_bound(resource: str, groups: list[list[Filter]], field: str) -> int | None:
     """The smallest ``field`` value a row can have to match: from groups holding a single
     ``>``/``>=`` filter on it (so that the scan can start there)."""
-    best = None
-    for group in groups:
-        if len(group) == 1 and group[0].field == field and group[0].condition in (
-                "gt", "gteq", "moreq", "from", "eq"):
-            kind, _ = column(resource, field)
-            value = _typed(kind, group[0].value)
-            if isinstance(value, int):
-                best = value if best is None else max(best, value)
-    return best
+    kind, _ = column(resource, field)
+    return max((value for group in groups if len(group) == 1 for f in group
+                if f.field == field and f.condition in (*_LOWER, "eq")
+                and isinstance(value := _typed(kind, f.value), int)), default=None)
 
 
 def _sort_key(kind: str, getter: Getter) -> Callable[[Row], tuple[bool, Any]]:
@@ -294,21 +291,15 @@ def _all_within(resource: str, groups: list[list[Filter]], field: str,
     kind, _ = column(resource, field)
     start, stop = 0, len(keys)
     for group in groups:
-        lower, upper = [], []
-        for f in group:
-            if f.field != field:
-                continue
-            value = _typed(kind, f.value)
-            if not isinstance(value, int):
-                continue
-            if f.condition in ("gt", "gteq", "moreq", "from"):
-                lower.append((bisect_right if f.condition == "gt" else bisect_left)(keys, value))
-            elif f.condition in ("lt", "lteq", "to") and len(group) == 1:
-                upper.append((bisect_left if f.condition == "lt" else bisect_right)(keys, value))
+        typed = [(f.condition, value) for f in group
+                 if f.field == field and isinstance(value := _typed(kind, f.value), int)]
+        lower = [window(keys, v, inclusive=c != "gt")[0] for c, v in typed if c in _LOWER]
+        upper = [window(keys, below=v, inclusive=c != "lt")[1] for c, v in typed
+                 if c in ("lt", "lteq", "to") and len(group) == 1]
         if lower:
             start = max(start, min(lower))
         elif upper:
-            stop = min(stop, max(upper))
+            stop = min(stop, upper[0])
         else:
             return None
     return start, stop
@@ -327,17 +318,14 @@ def _tie_cut(resource: str, groups: list[list[Filter]], field: str,
     for group in groups:
         if any(_condition(kind, getter, f)(head[0]) for f in group if f.field == field):
             continue
-        bounds = []
-        for f in group:
-            if f.field == field:
-                continue
-            value = _typed("int", f.value)
-            if f.condition not in ("gt", "gteq", "moreq", "from") or not isinstance(value, int):
-                return None
-            bounds.append(value + 1 if f.condition == "gt" else value)
-        if not bounds:
+        # ``entity_id > I`` (or >=) bounds: the rows from the first id past the lowest match
+        ids = [(f.condition, _typed("int", f.value)) for f in group if f.field != field]
+        if any(c not in _LOWER or not isinstance(v, int) for c, v in ids):
+            return None
+        if not ids:
             return len(head)
-        cut = max(cut, bisect_left(head, min(bounds), key=lambda r: r.id))
+        cut = max(cut, bisect_left(head, min(v + (c == "gt") for c, v in ids),
+                                   key=lambda r: r.id))
     return cut
 
 
@@ -345,23 +333,17 @@ def parse_fields(text: str) -> dict[str, Any]:
     """``items[id,sku,extension_attributes[stock_item[qty]]],total_count`` as a tree."""
     tree: dict[str, Any] = {}
     stack = [tree]
-    name = ""
-    for char in text:
-        if char == "[":
+    parts = re.split(r"([\[\],])", text)  # names, each followed by its delimiter
+    for raw, delimiter in zip(parts[::2], [*parts[1::2], ""], strict=True):
+        name = raw.strip()
+        if delimiter == "[":
             child: dict[str, Any] = {}
-            stack[-1][name.strip()] = child
+            stack[-1][name] = child
             stack.append(child)
-            name = ""
-        elif char in ",]":
-            if name.strip():
-                stack[-1][name.strip()] = None
-            name = ""
-            if char == "]" and len(stack) > 1:
-                stack.pop()
-        else:
-            name += char
-    if name.strip():
-        stack[-1][name.strip()] = None
+        elif name:
+            stack[-1][name] = None
+        if delimiter == "]" and len(stack) > 1:
+            stack.pop()
     return tree
 
 

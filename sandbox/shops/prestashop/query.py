@@ -9,7 +9,7 @@ any other field builds the records (slower, as a full table scan is on a real sh
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
@@ -20,7 +20,7 @@ from sandbox.shops.prestashop.errors import PSError, did_you_mean
 from sandbox.shops.prestashop.fields import DATED, DYNAMIC, I18N, INDEX, fields_of
 from sandbox.shops.prestashop.records import I18n
 from sandbox.shops.prestashop.store import Store
-from sandbox.shops.table import like
+from sandbox.shops.table import every, like, window
 
 _FILTER = re.compile(r"^filter\[([^\]]*)\](.*)$")
 _OPERATOR = re.compile(r"^(.*)\[(.*)\](.*)$", re.DOTALL)
@@ -43,9 +43,8 @@ def languages_of(store: Store, raw: str | None) -> list[int]:
     """WebserviceRequest::filterLanguage: ``1``, ``[1|2]`` or a range ``[1,3]``; unknown ids
     are dropped; none left is an error. Without the parameter: the active languages."""
     table = store.tables["languages"]
-    active = [r.id for r in table.rows.values() if store.record("languages", r)["active"]]
     if raw is None:
-        return active
+        return [r.id for r in table.rows.values() if store.record("languages", r)["active"]]
     if raw.isdigit():
         wanted = [raw]
     elif raw.startswith("[") and raw.endswith("]"):
@@ -95,7 +94,7 @@ def parse(resource: str, params: Mapping[str, str], version: str) -> Query:
             raise PSError(400, 34, f'The field "{name}" is dynamic. It is not possible to filter'
                                    " GET query with this field.")
         query.filters.append((name, value))
-    query.display = _display(params.get("display"), fields, resource)
+    query.display = _display(params.get("display"), fields)
     if "sort" in params:
         query.sort = _sort(params["sort"], available, i18n)
     if "limit" in params:
@@ -113,7 +112,7 @@ def _php_int(text: str) -> int:
     return int(match.group()) if match else 0
 
 
-def _display(raw: str | None, fields: tuple[str, ...], resource: str) -> str | list[str]:
+def _display(raw: str | None, fields: tuple[str, ...]) -> str | list[str]:
     if raw is None or raw in ("full", "minimum"):
         return raw or "minimum"
     match = re.match(r"^\[(.*)\]$", raw)
@@ -181,12 +180,9 @@ def condition(raw: str, is_date: bool) -> Check | None:
             values = inner.split("|")
             return lambda cell: any(cmp(cell, v) == 0 for v in values)
         bounds = _RANGE.match(inner)
-        if bounds:
-            low, high = bounds.group(1), bounds.group(2)
-            if _NUMBER.match(low.strip()) and _NUMBER.match(high.strip()):
-                low, high = sorted((low, high), key=lambda v: float(v))
-            else:
-                low, high = sorted((low, high))
+        if bounds:  # in either order: numbers as numbers, other values as text
+            numeric = all(_NUMBER.match(v.strip()) for v in bounds.groups())
+            low, high = sorted(bounds.groups(), key=float if numeric else None)
             return lambda cell: cmp(cell, low) >= 0 and cmp(cell, high) <= 0
         return lambda cell: cmp(cell, inner) == 0
     if before == ">":
@@ -227,58 +223,39 @@ class Cells:
         return self.record(row).get(name)
 
 
-def _upd_view(store: Store, resource: str) -> tuple[list[Row], list[str]]:
-    table = store.tables[resource]
-
-    def build() -> tuple[list[Row], list[str]]:
-        keyed = sorted(((store.local_text(r.modified), r.id, r) for r in table.rows.values()),
-                       key=lambda t: (t[0], t[1]))
-        return [r for _, _, r in keyed], [k for k, _, _ in keyed]
-
-    return table.view("upd", build)
-
-
 def _candidates(store: Store, resource: str, query: Query) -> tuple[Iterable[Row], str]:
     """The rows worth testing and the order they come in ("id", "upd" or "second": one
     second of date_upd), read lazily: a page stops reading once full, so it costs the same
     in a large shop as in a small one."""
     rows = store.tables[resource].rows
-    for name, raw in query.filters:
-        match = _OPERATOR.match(raw)
-        if name == "id" and match and not match.group(1) and not match.group(3) \
-                and not _RANGE.match(match.group(2)):
-            ids = sorted({int(v) for v in match.group(2).split("|") if v.strip().isdigit()})
+    # the filters written with an operator: (name, before, inside the brackets, after)
+    ops = [(name, *m.groups()) for name, raw in query.filters if (m := _OPERATOR.match(raw))]
+    for name, before, inner, after in ops:
+        if name == "id" and not before and not after and not _RANGE.match(inner):
+            ids = sorted({int(v) for v in inner.split("|") if v.strip().isdigit()})
             return [rows[i] for i in ids if i in rows], "id"
-    for name, raw in query.filters:
-        match = _OPERATOR.match(raw)
-        if name == "date_upd" and match and not match.group(3):
-            ordered, keys = _upd_view(store, resource)
-            before, inner = match.group(1), match.group(2)
+    for name, before, inner, after in ops:
+        if name == "date_upd" and not after:
+            ordered, keys = store.tables[resource].where(
+                "upd", "", None, lambda r: store.local_text(r.modified))
             bounds = _RANGE.match(inner)
             if before == "" and bounds:
-                low, high = sorted(_full(v) for v in bounds.groups())
-                start, stop = bisect_left(keys, low), bisect_right(keys, high)
+                start, stop = window(keys, *sorted(_full(v) for v in bounds.groups()),
+                                     inclusive=True)
+                # one second (the walk of a tie): its rows are in id order too, and those
+                # at or below an ``id`` lower bound (``filter[id]=>[N]``) are skipped unread
+                floor = max((int(i) for n, b, i, a in ops
+                             if n == "id" and b == ">" and not a and i.isdigit()), default=None)
                 if start < stop and keys[start] == keys[stop - 1]:
-                    # one second (the walk of a tie): its rows are in id order too, and
-                    # those at or below an ``id`` lower bound are skipped unread
-                    floor = _id_floor(query)
                     if floor is not None:
                         start = bisect_right(ordered, floor, start, stop, key=lambda r: r.id)
                     return _run(ordered, start, stop), "second"
                 return _run(ordered, start, stop), "upd"
             if before == ">":
-                return _run(ordered, bisect_right(keys, _full(inner)), len(ordered)), "upd"
+                return _run(ordered, *window(keys, above=_full(inner))), "upd"
             if before == "<":
-                return _run(ordered, 0, bisect_left(keys, _full(inner))), "upd"
+                return _run(ordered, *window(keys, below=_full(inner))), "upd"
     return rows.values(), "id"
-
-
-def _id_floor(query: Query) -> int | None:
-    """The highest N of the ``filter[id]=>[N]`` filters (rows at or below it never match)."""
-    floors = [int(match.group(2)) for name, raw in query.filters if name == "id"
-              and (match := _OPERATOR.match(raw)) and match.group(1) == ">"
-              and not match.group(3) and match.group(2).isdigit()]
-    return max(floors, default=None)
 
 
 def _run(rows: list[Row], start: int, stop: int) -> Iterator[Row]:
@@ -322,11 +299,11 @@ def select(store: Store, resource: str, query: Query, languages: list[int]) -> t
             continue
         checks.append(_row_check(cells, name, check, languages if name in i18n else None))
     candidates, order = _candidates(store, resource, query)
-    matched: Iterator[Row] = (r for r in candidates if all(c(r) for c in checks))
+    matched = filter(every(checks), candidates)
     wanted = query.sort or [("id", False)]
     offset, count = query.limit or (0, None)
+    stop = None if count is None else offset + max(count, 0)
     if wanted in _NATURAL[order]:
-        stop = None if count is None else offset + max(count, 0)
         return list(islice(matched, offset, stop)), cells
     rows = list(matched)
     for name, descending in reversed(wanted):
@@ -338,4 +315,4 @@ def select(store: Store, resource: str, query: Query, languages: list[int]) -> t
                 return (0, float(value), "")
             return (1, 0.0, str(value or "").casefold() if n not in _DATE_FIELDS else str(value))
         rows.sort(key=key, reverse=descending)
-    return rows[offset:None if count is None else offset + max(count, 0)], cells
+    return rows[offset:stop], cells

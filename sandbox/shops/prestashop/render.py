@@ -68,12 +68,11 @@ def record(resource: str, built: Mapping[str, Any], fields: Iterable[str], langu
                 rendered = ""
             out[field] = rendered
     if associations:
-        linked = {}
-        for name, elements in (built.get("associations") or {}).items():
-            if elements and name in ASSOCIATIONS.get(resource, {}):
-                keys = ASSOCIATIONS[resource][name][1]
-                linked[name] = [{k: scalar(e.get(k), version) for k in keys if k in e}
-                                for e in elements]
+        known = ASSOCIATIONS.get(resource, {})
+        linked = {name: [{k: scalar(e.get(k), version) for k in known[name][1] if k in e}
+                         for e in elements]
+                  for name, elements in (built.get("associations") or {}).items()
+                  if elements and name in known}
         if linked:  # an empty association is not shown at all
             out["associations"] = linked
     return out

@@ -16,6 +16,11 @@ from sandbox.shops.table import Shop, Table
 
 #: resources with a ``deleted`` flag: a soft delete sets it instead of removing the row
 SOFT_DELETABLE = frozenset({"customers", "addresses", "carriers", "order_states"})
+#: the columns a new record starts with, by resource (an order's come from its cart)
+_NEW: dict[str, dict[str, Any]] = {
+    "carts": {"flag": 1, "extra": 1}, "combinations": {"extra": 101}, "categories": {"parent": 2},
+    "customers": {"parent": 1, "state": 1, "name": "New Customer"},
+    "products": {"flag": 0, "state": 1, "parent": 2, "amount": 1000}}
 
 
 class Store(Shop):
@@ -31,7 +36,9 @@ class Store(Shop):
                              orders=settings.orders, products=settings.products,
                              abandoned=settings.orders // 3 if abandoned is None else abandoned,
                              languages=settings.languages)
-        super().__init__(settings, generated)
+        # date_upd as the webservice compares it: local text, ties in id order
+        super().__init__(settings, generated,
+                         sort_keys={"upd": lambda r: (self.local_text(r.modified), r.id)})
         self.titles = generated.titles
         self.addresses_of: dict[int, list[int]] = defaultdict(list)
         for addr in self.tables["addresses"].rows.values():
@@ -51,12 +58,9 @@ class Store(Shop):
 
     # changes made through the /__fake__ API ---------------------------------------------
 
-    def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
-        self.tables[resource].row(record_id)  # an unknown id is refused first
+    def undated(self, resource: str) -> None:
         if resource not in DATED:
             raise ValueError(f"{resource} have no dates to touch")
-        row: Row = super().touch(resource, record_id, at)
-        return row
 
     def patch(self, resource: str, record_id: int, fields: dict[str, Any], *,
               bump: bool = True) -> Row:
@@ -85,7 +89,7 @@ class Store(Shop):
         now = self.now()
         new_id = self.next_id(resource)
         dated = resource in DATED
-        row = Row(new_id, now if dated else 0, now if dated else 0)
+        row = Row(new_id, now if dated else 0, now if dated else 0, **_NEW.get(resource, {}))
         if resource == "orders":
             cart_id = int(fields.pop("id_cart", 0) or 0)
             if not cart_id:  # a new order comes with its own new cart
@@ -94,20 +98,12 @@ class Store(Shop):
             cart_row = self.tables["carts"].rows[cart_id]
             row.parent, row.customer = cart_id, cart_row.customer
             row.flag, row.extra, row.state = cart_row.flag, cart_row.extra, 2
-        elif resource == "carts":
-            row.flag, row.extra = 1, 1
-        elif resource == "customers":
-            row.parent, row.state, row.name = 1, 1, "New Customer"
         elif resource == "products":
-            row.flag, row.state, row.parent, row.amount = 0, 1, 2, 1000
             self.titles[new_id] = {1: f"New product {new_id}", 2: f"Nouveau produit {new_id}",
                                    3: f"Neues Produkt {new_id}", 4: f"New product {new_id}"}
         elif resource == "combinations":
             row.parent = int(fields.get("id_product", 0))
-            row.extra = 101
             self.children[row.parent].append(new_id)
-        elif resource == "categories":
-            row.parent = 2
         table.add(row)
         return self.patch(resource, new_id, fields, bump=False) if fields else row
 

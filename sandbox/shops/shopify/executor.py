@@ -12,7 +12,6 @@ returned. See README.md for what this simplifies.
 from __future__ import annotations
 
 import base64
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +33,7 @@ from graphql.utilities import value_from_ast_untyped
 
 from sandbox.shops.shopify.data import Row
 from sandbox.shops.shopify.store import Store
-from sandbox.shops.table import Span
+from sandbox.shops.table import Span, window
 
 MAX_PAGE = 250
 MUTATION_COST = 10
@@ -81,11 +80,9 @@ class Context:
     warnings: list[dict[str, Any]] = field(default_factory=list)
 
     def args(self, node: FieldNode) -> dict[str, Any]:
-        out = {}
-        for argument in node.arguments or ():
-            value = value_from_ast_untyped(argument.value, self.variables)
-            out[argument.name.value] = None if value is Undefined else value
-        return out
+        values = {argument.name.value: value_from_ast_untyped(argument.value, self.variables)
+                  for argument in node.arguments or ()}
+        return {name: None if value is Undefined else value for name, value in values.items()}
 
 
 def key(node: FieldNode) -> str:
@@ -199,16 +196,10 @@ def page_rows(rows: list[Row], keys: list[Any], sort: Callable[[Row], Any], ctx:
     args = ctx.args(node)
     size = page_size(ctx, node, path)
     reverse = bool(args.get("reverse"))
-    low, high = 0, len(rows)
     after, before = args.get("after"), args.get("before")
+    marks = [tuple(decode_cursor(c, node, path)) if c else None for c in (after, before)]
     # ``after`` keeps the keys above its mark (``before`` does when reversed), else below it
-    for cursor, above in ((after, not reverse), (before, reverse)):
-        if cursor:
-            mark = tuple(decode_cursor(cursor, node, path))
-            if above:
-                low = max(low, bisect_right(keys, mark))
-            else:
-                high = min(high, bisect_left(keys, mark))
+    low, high = window(keys, *(marks[::-1] if reverse else marks))
     span = Span(rows, low, max(low, high))
     left = len(span)
     if args.get("first") is not None:
@@ -339,13 +330,8 @@ def prepare(store: Store, body: dict[str, Any], base_url: str) -> tuple[Operatio
                          else f"No operation named \"{name}\"")
     operation = chosen[0]
     given = body.get("variables") or {}
-    variables = {}
-    for definition in operation.variable_definitions or ():
-        var = definition.variable.name.value
-        if var in given:
-            variables[var] = given[var]
-        elif definition.default_value is not None:
-            variables[var] = value_from_ast_untyped(definition.default_value, {})
-        else:
-            variables[var] = None
+    defaults = {d.variable.name.value: d.default_value for d in operation.variable_definitions or ()}
+    variables = {var: given[var] if var in given
+                 else None if default is None else value_from_ast_untyped(default, {})
+                 for var, default in defaults.items()}
     return operation, Context(store, variables, fragments, base_url)

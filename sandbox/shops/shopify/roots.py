@@ -23,17 +23,9 @@ from sandbox.shops.shopify.executor import (
     requested_cost,
 )
 from sandbox.shops.shopify.search import Search, SearchError, parse_search
-from sandbox.shops.shopify.store import Store
+from sandbox.shops.shopify.store import SORT_KEYS, SORT_VALUES, Store
 
 DOCS = "https://shopify.dev/api/usage/rate-limits"
-_BY = {"ID": lambda r: r.id, "CHECKOUT_ID": lambda r: r.id, "ORDER_NUMBER": lambda r: r.id,
-       "RELEVANCE": lambda r: r.id, "POSITION": lambda r: r.id,
-       "CREATED_AT": lambda r: r.created, "PROCESSED_AT": lambda r: r.created,
-       "STARTS_AT": lambda r: r.created, "UPDATED_AT": lambda r: r.updated,
-       "ENDS_AT": lambda r: r.updated, "TITLE": lambda r: r.name.casefold(),
-       "NAME": lambda r: r.name.casefold(), "CUSTOMER_NAME": lambda r: r.customer,
-       "TOTAL_PRICE": lambda r: r.amount, "VENDOR": lambda r: r.extra,
-       "PRODUCT_TYPE": lambda r: r.kind, "SKU": lambda r: r.id}
 #: root connection -> (resource, sort key enum, its values)
 CONNECTIONS: dict[str, tuple[str, str, frozenset[str]]] = {
     "orders": ("orders", "OrderSortKeys", frozenset(
@@ -87,10 +79,9 @@ def matching_rows(ctx: Context, root: str, args: dict[str, Any], node: FieldNode
     search = _search(ctx, resource, args, node, path)
     if search.warnings:
         ctx.warnings.append({"path": path, "query": args.get("query"), "warnings": search.warnings})
-    value = _BY[sort_key]
-    rows, keys = ctx.store.sorted_rows(resource, sort_key, value, args.get("query"),
-                                       search.predicate)
-    return rows, value, keys
+    rows, keys = ctx.store.tables[resource].where(
+        sort_key, str(args.get("query")), search.predicate, SORT_KEYS[sort_key])
+    return rows, SORT_VALUES[sort_key], keys
 
 
 def _search(ctx: Context, resource: str, args: dict[str, Any], node: FieldNode,
@@ -237,9 +228,8 @@ def run(store: Store, body: dict[str, Any], base_url: str) -> dict[str, Any]:
     store.stats["cost_requested"] += requested
     resolve = resolve_mutation_field if mutation else resolve_query_field
     try:
-        data = {}
-        for node in fields(ctx, operation.selection_set, "Mutation" if mutation else "QueryRoot"):
-            data[key(node)] = resolve(ctx, node)
+        data = {key(node): resolve(ctx, node) for node in fields(
+            ctx, operation.selection_set, "Mutation" if mutation else "QueryRoot")}
     except QueryError as exc:
         bucket.tokens = min(bucket.capacity, bucket.tokens + requested)
         store.stats["cost_requested"] -= requested

@@ -17,6 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from sandbox.shops.shopify.data import Row
+from sandbox.shops.table import either, every
 from sandbox.shops.timeline import epoch_of
 
 Predicate = Callable[[Row], bool]
@@ -80,9 +81,7 @@ class _Parser:
         while self.peek() == "OR":
             self.take()
             alternatives.append(self.conjunction())
-        if len(alternatives) == 1:
-            return alternatives[0]
-        return lambda r: any(p(r) for p in alternatives)
+        return either(alternatives)
 
     def conjunction(self) -> Predicate:
         terms = [self.term()]
@@ -90,7 +89,7 @@ class _Parser:
             if self.peek() == "AND":
                 self.take()
             terms.append(self.term())
-        return terms[0] if len(terms) == 1 else (lambda r: all(p(r) for p in terms))
+        return every(terms)
 
     def term(self) -> Predicate:
         token = self.take()
@@ -115,9 +114,9 @@ class _Parser:
         value = _unquote(raw)
         target: object
         if kind == _DATE:
-            if raw == value and not value[:4].isdigit():
-                raise SearchError(f"Invalid date value for {name}: {raw}")
-            try:
+            try:  # a date must be quoted, or start with its year
+                if raw == value and not value[:4].isdigit():
+                    raise ValueError(raw)
                 target = epoch_of(value, self.tz)
             except ValueError:
                 raise SearchError(f"Invalid date value for {name}: {raw}") from None
@@ -133,9 +132,7 @@ class _Parser:
 
         def check(r: Row) -> bool:
             got = getattr(r, attr)
-            if kind == "lower":
-                got = str(got).lower()
-            return compare(got, target) != bool(negate)
+            return compare(str(got).lower() if kind == "lower" else got, target) != bool(negate)
 
         return check
 

@@ -19,6 +19,24 @@ RESOURCES = ("orders", "customers", "products", "variants", "collections", "chec
 #: deleting one of these writes a ``destroy`` event (subject type)
 SUBJECT_TYPES = {"orders": "ORDER", "customers": "CUSTOMER", "products": "PRODUCT",
                  "collections": "COLLECTION", "discounts": "DISCOUNT_CODE_NODE"}
+#: how a connection's ``sortKey`` orders its rows: the value, and the id to break ties
+#: (a cursor holds both)
+SORT_VALUES: dict[str, Callable[[Row], Any]] = {
+    "ID": lambda r: r.id, "CHECKOUT_ID": lambda r: r.id, "ORDER_NUMBER": lambda r: r.id,
+    "RELEVANCE": lambda r: r.id, "POSITION": lambda r: r.id,
+    "CREATED_AT": lambda r: r.created, "PROCESSED_AT": lambda r: r.created,
+    "STARTS_AT": lambda r: r.created, "UPDATED_AT": lambda r: r.updated,
+    "ENDS_AT": lambda r: r.updated, "TITLE": lambda r: r.name.casefold(),
+    "NAME": lambda r: r.name.casefold(), "CUSTOMER_NAME": lambda r: r.customer,
+    "TOTAL_PRICE": lambda r: r.amount, "VENDOR": lambda r: r.extra,
+    "PRODUCT_TYPE": lambda r: r.kind, "SKU": lambda r: r.id}
+
+
+def _then_id(value: Callable[[Row], Any]) -> Callable[[Row], Any]:
+    return lambda r: (value(r), r.id)
+
+
+SORT_KEYS = {name: _then_id(value) for name, value in SORT_VALUES.items()}
 
 
 class NotFound(Exception):
@@ -51,7 +69,7 @@ class Store(Shop):
         generated = generate(settings.seed, customers=settings.customers,
                              orders=settings.orders, products=settings.products,
                              checkouts=settings.checkout_count)
-        super().__init__(settings, generated, missing=_not_found)
+        super().__init__(settings, generated, missing=_not_found, sort_keys=SORT_KEYS)
         self.currency = settings.currency
         self.variant_position = {vid: i for kids in self.children.values()
                                  for i, vid in enumerate(kids)}
@@ -59,7 +77,6 @@ class Store(Shop):
             h for p in self.tables["products"].rows.values()
             for h in ("all", names.NOUNS.get(p.kind, "")) if h)
         self._collections = {r.kind: r for r in self.tables["collections"].rows.values()}
-        self.customer_totals: dict[int, tuple[int, int]] = {}
         self.bucket = Bucket(settings.bucket_size, settings.restore_rate)
         self.bulk: dict[int, Any] = {}  # id -> BulkOperation (bulk.py)
         self.stats: Counter[str] = Counter()
@@ -68,21 +85,6 @@ class Store(Shop):
         self._customers: dict[int, tuple[int, dict[str, Any]]] = {}
         orders = Counter(r.customer for r in self.tables["orders"].rows.values() if r.customer)
         self.customer_totals = {cid: (n, n * 4200) for cid, n in orders.items()}
-
-    def sorted_rows(self, resource: str, sort_key: str, value: Any, search: str | None = None,
-                    keep: Callable[[Row], bool] | None = None) -> tuple[list[Row], list[Any]]:
-        """The rows of ``resource`` ordered by ``(value(row), id)``, cut to those ``keep``
-        lets through (``search``: the query it was parsed from), and their sort keys for
-        bisecting; a view of the table (the latest searches), so that the pages of one
-        window cost the same in a large shop as in a small one."""
-        def build() -> tuple[list[Row], list[Any]]:
-            if keep is None:
-                rows = sorted(self.tables[resource].rows.values(), key=lambda r: (value(r), r.id))
-            else:
-                rows = [r for r in self.sorted_rows(resource, sort_key, value)[0] if keep(r)]
-            return rows, [(value(r), r.id) for r in rows]
-        return self.tables[resource].view(
-            f"sorted:{sort_key}:{search if keep is not None else None!r}", build)
 
     def changed(self, resource: str) -> None:
         super().changed(resource)

@@ -12,7 +12,7 @@ the local column, which differs only during the autumn DST hour).
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
@@ -20,65 +20,54 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 
 from sandbox.shops.people import slugify
-from sandbox.shops.table import Span, every
+from sandbox.shops.table import Span, every, window
 from sandbox.shops.woocommerce.data import Row
 from sandbox.shops.woocommerce.records import product_category
 from sandbox.shops.woocommerce.store import Store
 
 Predicate = Callable[[Row], bool]
+Compare = Callable[[int, int], bool]
 
 
 def _date_bounds(store: Store, params: dict[str, Any], sliced: bool) -> list[Predicate]:
     gmt = bool(params.get("dates_are_gmt"))
     checks: list[Predicate] = []
-    bounds = [("after", "created", True), ("before", "created", False)]
+    bounds = [("after", "created", operator.gt), ("before", "created", operator.lt)]
     if not sliced:
-        bounds += [("modified_after", "modified", True), ("modified_before", "modified", False)]
-    for name, column, after in bounds:
-        given = params.get(name)
-        if given is None:
+        bounds += [("modified_after", "modified", operator.gt),
+                   ("modified_before", "modified", operator.lt)]
+    for name, column, compare in bounds:
+        value = _moment(store, params.get(name))
+        if value is None:
             continue
-        value, zoned = given
-        if zoned:
-            value = store.local(value)  # WP_Date_Query renders zoned values in site time
 
-        def check(r: Row, c: str = column, v: int = value, a: bool = after) -> bool:
-            at = getattr(r, c)
-            if not gmt:
-                at = store.local(at)
-            return at > v if a else at < v
+        def check(r: Row, c: str = column, v: int = value, cmp: Compare = compare) -> bool:
+            return cmp(getattr(r, c) if gmt else store.local(getattr(r, c)), v)
 
         checks.append(check)
     return checks
 
 
-def _gmt_modified_cut(store: Store, keys: list[int], params: dict[str, Any]) -> tuple[int, int]:
-    """Where the GMT modified window starts and ends in rows sorted by modified (the hot
-    path of incremental readers), by bisect instead of testing every row."""
-    low, high = 0, len(keys)
-    if params.get("modified_after") is not None:
-        value, zoned = params["modified_after"]
-        low = bisect_right(keys, store.local(value) if zoned else value)
-    if params.get("modified_before") is not None:
-        value, zoned = params["modified_before"]
-        high = bisect_left(keys, store.local(value) if zoned else value)
-    return low, high
+def _moment(store: Store, given: tuple[int, bool] | None) -> int | None:
+    """A date parameter's value (None: not given), a zoned one rendered in site time as
+    WP_Date_Query does."""
+    if given is None:
+        return None
+    value, zoned = given
+    return store.local(value) if zoned else value
 
 
 def _status(resource: str, params: dict[str, Any]) -> Predicate | None:
     """The resource's status filter: it depends on ``status`` alone, so the rows it keeps
     are a view of the table (``Table.where``)."""
-    if resource == "orders":
-        statuses = set(params["status"])
-        if "any" in statuses:  # 'any' short-circuits the list, and never includes trash
-            return lambda r: r.status not in ("trash", "checkout-draft")
-        return lambda r: r.status in statuses
-    if resource in ("products", "variations"):
-        status = params["status"]
-        return (lambda r: r.status != "trash") if status == "any" else (lambda r: r.status == status)
-    if resource == "coupons":
-        return lambda r: r.status != "trash"
-    return None
+    if resource not in ("orders", "products", "variations", "coupons"):
+        return None
+    # an order's status is a list, a product's one value; coupons have none to ask for
+    wanted = set(params["status"]) if resource == "orders" else {params.get("status", "any")}
+    if "any" in wanted:  # 'any' short-circuits the list, and never includes trash
+        hidden = ("trash", "checkout-draft") if resource == "orders" else ("trash",)
+        return lambda r: r.status not in hidden
+    return lambda r: r.status in wanted
 
 
 def _filters(store: Store, resource: str, params: dict[str, Any], sliced: bool) -> list[Predicate]:
@@ -138,12 +127,6 @@ def _sort(rows: list[Row], orderby: str, params: dict[str, Any]) -> list[Row]:
     return sorted(rows, key=lambda r: (r.amount, r.id))  # price
 
 
-def _one_second(keys: list[int], low: int, high: int) -> bool:
-    """Whether the rows ``low:high`` of a view sorted by (modified, id) all changed in the
-    same second: they are then in id order too."""
-    return high - low < 2 or keys[low] == keys[high - 1]
-
-
 def select(store: Store, resource: str, params: dict[str, Any],
            within: Sequence[Row] | None = None) -> tuple[list[Row], int]:
     """The rows of the requested page and the total number of matching rows, among
@@ -154,8 +137,9 @@ def select(store: Store, resource: str, params: dict[str, Any],
     table = store.tables[resource]
     orderby = params["orderby"]
     gmt = bool(params.get("dates_are_gmt"))
-    window = params.get("modified_after") is not None or params.get("modified_before") is not None
-    sliced = gmt and (orderby == "modified" or (orderby == "id" and window))
+    after, before = (_moment(store, params.get(n)) for n in ("modified_after", "modified_before"))
+    bounded = after is not None or before is not None
+    sliced = gmt and (orderby == "modified" or (orderby == "id" and bounded))
     by = "modified" if sliced else {"date": "created", "registered_date": "created",
                                     "modified": "modified"}.get(orderby, "id")
     status = _status(resource, params)
@@ -164,16 +148,16 @@ def select(store: Store, resource: str, params: dict[str, Any],
         rows = sorted(within, key=table.sort_keys[by])
         keys = [getattr(r, by) for r in rows]
         checks += [status] if status else []
-    elif status is None:
-        rows, keys = table.ordered(by), table.keys(by)
     else:
         rows, keys = table.where(by, f"status={params.get('status')!r}", status)
-    low, high = _gmt_modified_cut(store, keys, params) if sliced else (0, len(rows))
+    # the GMT modified window (the hot path of incremental readers) is cut by bisect
+    low, high = window(keys, after, before) if sliced else (0, len(rows))
     matched = Span(rows, low, high)
     if checks:
         check = every(checks)
         matched = Span([r for r in rows[low:high] if check(r)])
-    if sliced and orderby == "id" and not _one_second(keys, low, high):
+    # rows of a window that changed in one second are in id order too; others are sorted
+    if sliced and orderby == "id" and high - low >= 2 and keys[low] != keys[high - 1]:
         matched = Span(sorted(matched.page(0, len(matched)), key=lambda r: r.id))
     if orderby in _SORTED:
         matched = Span(_sort(matched.page(0, len(matched)), orderby, params))

@@ -17,6 +17,7 @@ from sandbox.shops.woocommerce.names import ORDER_STATUSES
 from sandbox.shops.woocommerce.store import parse_datetime
 
 _INTEGER = re.compile(r"^-?\d+$")
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 
 
 @dataclass(frozen=True)
@@ -95,12 +96,9 @@ def _check(name: str, spec: P, raw: str) -> tuple[Any, tuple[str, str] | None]:
             return None, ("rest_out_of_bounds", f"{name} must be greater than or equal to {low}")
         return abs(value), None  # WordPress sanitizes these with absint
     if spec.kind == "bool":
-        lowered = raw.strip().lower()
-        if lowered in ("true", "1"):
-            return True, None
-        if lowered in ("false", "0"):
-            return False, None
-        return None, ("rest_invalid_type", f"{name} is not of type boolean.")
+        flag = _BOOLEANS.get(raw.strip().lower())
+        return flag, None if flag is not None else (
+            "rest_invalid_type", f"{name} is not of type boolean.")
     if spec.kind == "date":
         try:
             return parse_datetime(raw), None

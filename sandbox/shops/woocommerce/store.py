@@ -62,19 +62,15 @@ class Store(Shop):
 
     # changes made through the /__fake__ API ---------------------------------------------
 
-    def touch(self, resource: str, record_id: int, at: int | None = None) -> Row:
-        self.tables[resource].row(record_id)  # an unknown id is refused first
+    def undated(self, resource: str) -> None:
         if resource == "categories":
             raise WooError(400, "fake_no_dates", "Categories have no dates to touch.")
-        row: Row = super().touch(resource, record_id, at)
-        return row
 
     def patch(self, resource: str, record_id: int, fields: dict[str, Any], *, bump: bool = True) -> Row:
         table = self.tables[resource]
         row = table.row(record_id)
-        fields = dict(fields)
-        for key in ("id", "date_created", "date_modified"):
-            fields.pop(key, None)
+        fields = {k: v for k, v in fields.items()
+                  if k not in ("id", "date_created", "date_modified")}
         if "date_created_gmt" in fields:
             row.created = epoch_of(str(fields.pop("date_created_gmt")))
         modified_at = fields.pop("date_modified_gmt", None)
@@ -95,7 +91,6 @@ class Store(Shop):
             table.save(record_id, fields)
         if modified_at is not None:
             row.modified = epoch_of(str(modified_at))
-            table.changed()
         elif bump and resource != "categories":
             self.touch(resource, record_id)
         table.changed()
@@ -167,10 +162,8 @@ def _day_text(day: int) -> str:
 
 def parse_datetime(text: str) -> tuple[int, bool]:
     """ISO-8601 → (seconds of a naive timeline, whether the text carried a zone)."""
-    value = datetime.fromisoformat(text.strip().replace(" ", "T"))
-    if value.tzinfo is not None:
-        return int(value.timestamp()), True
-    return int(value.replace(tzinfo=UTC).timestamp()), False
+    zoned = datetime.fromisoformat(text.strip().replace(" ", "T")).tzinfo is not None
+    return epoch_of(text), zoned
 
 
 def _cents(value: Any) -> int:

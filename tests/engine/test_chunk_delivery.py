@@ -15,14 +15,9 @@ import pytest
 from pipelines.engine.runner import SourceRunner
 from pipelines.engine.state import ItemStatus
 from sandbox.shops.woocommerce.launch import RunningFakeShop
-from tests.engine.drivers.woocommerce import DRIVER, WooCommerce, make_setup, start_shop
+from tests.engine.drivers.woocommerce import DRIVER, make_setup, start_shop
 
 SOURCE = DRIVER.source
-
-
-@pytest.fixture
-def driver() -> WooCommerce:
-    return DRIVER
 
 
 @pytest.fixture
@@ -83,6 +78,17 @@ class NotingLedger:
         self._state.record(source, resource, outcomes, **kwargs)
 
 
+def customer_chunks(setup: Any) -> int:
+    """How many chunks the customers stream is synced in (counted by a dry run): at least
+    three, for a chunk to have one before and one after it."""
+    counting = NotingLedger(setup.state, "customers")
+    asyncio.run(SourceRunner(setup.config, setup.config.sources[0], counting, setup.env,
+                             setup.clock).run(streams=["customers"], dry_run=True))
+    chunks = counting.count("looked up")
+    assert chunks >= 3
+    return chunks
+
+
 class HeldPushes(SourceRunner):
     """A runner whose client holds the push of each chunk of ``ledger``'s resource but the
     last (``chunks`` of them) until the next chunk has been looked up: only a sync that goes
@@ -113,11 +119,7 @@ def test_a_chunk_is_checked_while_the_one_before_it_is_sent_and_recorded(engine_
     Shown without timing: the push of each chunk but the last waits until the next chunk
     has been looked up, which only a sync that goes on while it waits can do."""
     setup = make_setup(engine_setup, shop, tuning={"chunk_items": 5, "page_size": 5})
-    counting = NotingLedger(setup.state, "customers")
-    asyncio.run(SourceRunner(setup.config, setup.config.sources[0], counting, setup.env,
-                             setup.clock).run(streams=["customers"], dry_run=True))
-    chunks = counting.count("looked up")
-    assert chunks >= 3
+    chunks = customer_chunks(setup)
 
     ledger = NotingLedger(setup.state, "customers")
     (report,) = asyncio.run(HeldPushes(setup, ledger, "customers", chunks).run(
@@ -172,14 +174,10 @@ class RecordsHeldForTheNextPush(HeldPushes):
 
 def test_a_chunk_is_pushed_while_the_one_before_it_is_recorded(engine_setup, shop):
     """A chunk's record (in a worker thread, mostly the database's own work) runs beside
-    the next chunk's push; the chunks are still recorded in order, each once. Shown without timing: each record but the last waits until
-    the next chunk's push has begun."""
+    the next chunk's push; the chunks are still recorded in order, each once. Shown without
+    timing: each record but the last waits until the next chunk's push has begun."""
     setup = make_setup(engine_setup, shop, tuning={"chunk_items": 5, "page_size": 5})
-    ledger = NotingLedger(setup.state, "customers")
-    asyncio.run(SourceRunner(setup.config, setup.config.sources[0], ledger, setup.env,
-                             setup.clock).run(streams=["customers"], dry_run=True))
-    chunks = ledger.count("looked up")
-    assert chunks >= 3
+    chunks = customer_chunks(setup)
 
     ledger = NotingLedger(setup.state, "customers")
     runner = RecordsHeldForTheNextPush(setup, ledger, "customers", chunks)

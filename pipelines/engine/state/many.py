@@ -6,7 +6,8 @@ the time the ledger takes to record a chunk of outcomes on SQLite, where the dat
 work is the smaller part. ``execute_many`` compiles the statement once for the rows'
 columns and binds each row through the same bind processors (the stored values are the
 same), processing an object repeated from the previous row once (a chunk's ``now``), and
-sends the rows as a few statements of many rows each (``_insert_rows``). PostgreSQL, and rows whose columns differ, take SQLAlchemy's way.
+sends the rows as a few statements of many rows each (``_insert_rows``). PostgreSQL, and
+rows whose columns differ, take SQLAlchemy's way.
 """
 
 from __future__ import annotations

@@ -1,0 +1,128 @@
+"""What recording outcomes in the ledger costs, alone and beside a busy event loop.
+
+A sync records each chunk's outcomes in a worker thread (``StreamSync._record``) while its
+event loop checks and pushes the next chunks. SQLite's module lets the GIL go around each
+statement it steps, and the recording thread must take it back after: beside a thread
+that keeps the GIL busy, each of those takes waits its turn. This records N accepted
+outcomes (chunks of 2 000, the cursor moved with each, as a sync does) into a fresh SQLite
+file from a worker thread, twice: alone, then beside a thread running Python without
+pause, and prints the wall time and the recording thread's CPU time of each.
+
+``--baseline DIR`` runs the same first with the state store of another checkout (its
+``PYTHONPATH``), in a process of its own, and prints the ratios of the two: figures of one
+run, taken at the same load.
+
+    python bench/ledger.py [--outcomes 200000] [--baseline DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from connectors.sources.base import Position
+from pipelines.engine.state import ItemStatus, Outcome, StateStore
+
+CHUNK = 2_000
+CHANGED = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def chunks(count: int) -> list[list[Outcome]]:
+    """``count`` accepted outcomes, keyed and hashed as orders are, in chunks."""
+    return [[Outcome(f"order-{n}", hashlib.blake2b(str(n).encode(), digest_size=16).hexdigest(),
+                     ItemStatus.ACCEPTED, str(n), (), None, CHANGED)
+             for n in range(start, min(start + CHUNK, count))]
+            for start in range(0, count, CHUNK)]
+
+
+def record_all(outcomes: list[list[Outcome]], busy: bool) -> tuple[float, float]:
+    """Wall seconds and the recording thread's CPU seconds for all ``outcomes``, recorded
+    from a worker thread, beside a thread that never lets the GIL rest when ``busy``."""
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            sum(len(str(n)) for n in range(200))
+
+    with tempfile.TemporaryDirectory(prefix="shopsync-ledger-") as tmp:
+        store = StateStore(f"sqlite:///{Path(tmp) / 'state.db'}")
+        store.start_run("bench", "orders", "sync")
+        spent: list[float] = []
+
+        def record() -> None:
+            cpu = time.thread_time()
+            for index, chunk in enumerate(outcomes):
+                store.record("bench", "orders", chunk,
+                             cursor=("orders", Position(CHANGED, str(index))))
+            spent.append(time.thread_time() - cpu)
+
+        spinner = threading.Thread(target=spin, daemon=True)
+        if busy:
+            spinner.start()
+        worker = threading.Thread(target=record)
+        started = time.perf_counter()
+        worker.start()
+        worker.join()
+        wall = time.perf_counter() - started
+        stop.set()
+        if busy:
+            spinner.join()
+        store.close()
+    return wall, spent[0]
+
+
+def measure(count: int) -> dict[str, Any]:
+    outcomes = chunks(count)
+    return {"alone": record_all(outcomes, busy=False),
+            "beside a busy thread": record_all(outcomes, busy=True)}
+
+
+def baseline(checkout: str, count: int) -> dict[str, Any]:
+    """The same measure with the state store of ``checkout``, in a process of its own."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "--outcomes", str(count),
+                        "--json", out.name], env={**os.environ, "PYTHONPATH": checkout},
+                       check=True, cwd=checkout)
+        result: dict[str, Any] = json.loads(Path(out.name).read_text())
+        return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--outcomes", type=int, default=200_000)
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="a checkout whose state store records the same first, to compare")
+    parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # for --baseline
+    args = parser.parse_args()
+    before = baseline(args.baseline, args.outcomes) if args.baseline else None
+    run = measure(args.outcomes)
+    if args.json:
+        Path(args.json).write_text(json.dumps(run))
+        return
+    print(f"{args.outcomes} outcomes recorded from a worker thread, in chunks of {CHUNK}"
+          f" ({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f})")
+    for name, results in ((f"baseline ({args.baseline})", before), ("this checkout", run)):
+        if results is None:
+            continue
+        print(f"  {name}")
+        print(f"    {'recorded':<24}{'wall s':>8}{'µs/item':>9}{'thread CPU s':>14}")
+        for case, (wall, cpu) in results.items():
+            print(f"    {case:<24}{wall:>8.2f}{wall / args.outcomes * 1e6:>9.1f}{cpu:>14.2f}")
+    if before is not None:
+        for case in run:
+            print(f"  ratio to the baseline, {case}: "
+                  f"{before[case][0] / run[case][0]:.2f}x faster")
+
+
+if __name__ == "__main__":
+    main()

@@ -12,7 +12,10 @@ pause, and prints the wall time and the recording thread's CPU time of each.
 ``PYTHONPATH``), in a process of its own, and prints the ratios of the two: figures of one
 run, taken at the same load.
 
-    python bench/ledger.py [--outcomes 200000] [--baseline DIR]
+The baseline of a store that writes a statement per row, beside the busy thread, waits one
+switch interval (5 ms) per row: 50 000 outcomes (the default) take minutes there.
+
+    python bench/ledger.py [--outcomes 50000] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -99,7 +102,7 @@ def baseline(checkout: str, count: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--outcomes", type=int, default=200_000)
+    parser.add_argument("--outcomes", type=int, default=50_000)
     parser.add_argument("--baseline", metavar="DIR",
                         help="a checkout whose state store records the same first, to compare")
     parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # for --baseline

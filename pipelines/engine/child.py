@@ -81,12 +81,6 @@ class Child:
             ask.close()
             answers.close()
 
-    def close_answers(self) -> None:
-        """Stop reading the answers (on the event loop reading them, before ``stop`` is
-        called from another thread)."""
-        if self._answers is not None:
-            self._answers.close()
-
 
 class Answers:
     """The answers' pipe, read on the event loop as ``Connection.recv`` would read it.

@@ -104,7 +104,6 @@ class ReadProcess:
         self._child.stop(wait=wait)
 
     async def aclose(self) -> None:
-        self._child.close_answers()
         await asyncio.to_thread(self.stop)
 
 

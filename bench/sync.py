@@ -15,10 +15,15 @@ two: figures of one run, taken at the same load. ``--read-process`` reads and ma
 streams in a process of their own (``tuning.read_process``), in this checkout's run only:
 with ``--baseline`` of this same checkout, the two ways side by side;
 ``--baseline-read-process`` makes the baseline read in a process too.
+``--baseline-without-quality`` makes the baseline skip the quality checks (its suites, their
+plans and great-expectations' import, and the known-products look-ups): with ``--baseline``
+of this same checkout, what the checks add to a sync's time, measured as the difference of
+two syncs rather than as the time the syncing thread spends in them (that thread waits for
+its pages about half the time, and checks while the read process reads on).
 
     python bench/sync.py [--source woocommerce|sql|files] [--orders 100000]
         [--customers 2000] [--products 500] [--baseline DIR] [--read-process]
-        [--baseline-read-process]
+        [--baseline-read-process] [--baseline-without-quality]
 """
 
 from __future__ import annotations
@@ -71,6 +76,16 @@ def children_cpu() -> float:
     """CPU seconds of the child processes that ended (the read process, once joined)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+def without_quality() -> None:
+    """This process's syncs send every item the item models pass, unchecked: the quality
+    stage, the great-expectations import and the known-products look-ups cost nothing."""
+    import pipelines.engine.runner as runner
+    import pipelines.engine.sync as sync
+
+    sync.check_quality = lambda resource, items, *args: items  # type: ignore[assignment]
+    runner.prepare = lambda resources: None  # type: ignore[assignment]
 
 
 def measure(source: str, orders: int, customers: int, products: int,
@@ -177,7 +192,8 @@ def baseline(checkout: str, args: argparse.Namespace) -> dict[str, Any]:
         subprocess.run([sys.executable, str(Path(__file__).resolve()), "--source", args.source, "--orders",
                         str(args.orders), "--customers", str(args.customers), "--products",
                         str(args.products), "--json", out.name,
-                        *(["--read-process"] if args.baseline_read_process else [])],
+                        *(["--read-process"] if args.baseline_read_process else []),
+                        *(["--without-quality"] if args.baseline_without_quality else [])],
                        env=env, check=True, cwd=checkout)
         result: dict[str, Any] = json.loads(Path(out.name).read_text())
         return result
@@ -195,8 +211,13 @@ def main() -> None:
                         help="read and map in a process of their own (this checkout's run)")
     parser.add_argument("--baseline-read-process", action="store_true",
                         help="the baseline reads and maps in a process of its own too")
+    parser.add_argument("--baseline-without-quality", action="store_true",
+                        help="the baseline skips the quality checks")
+    parser.add_argument("--without-quality", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # for --baseline
     args = parser.parse_args()
+    if args.without_quality:
+        without_quality()
     before = baseline(args.baseline, args) if args.baseline else None
     run = measure(args.source, args.orders, args.customers, args.products,
                   read_process=args.read_process)
@@ -204,12 +225,19 @@ def main() -> None:
         Path(args.json).write_text(json.dumps(run))
         return
     if before is not None:
-        report(before, f"baseline ({args.baseline})")
+        report(before, f"baseline ({args.baseline}"
+               f"{', without quality checks' if args.baseline_without_quality else ''})")
     report(run, "this checkout" + (", reading in a process" if args.read_process else ""))
     if before is not None:
         print(f"  ratio to the baseline: {before['seconds'] / run['seconds']:.2f}x faster,"
               f" syncing thread CPU {run['thread_cpu'] / before['thread_cpu']:.2f}x,"
               f" first stream {run['streams'][0][2]:.1f}s vs {before['streams'][0][2]:.1f}s")
+        if args.baseline_without_quality:
+            added = run["seconds"] - before["seconds"]
+            print(f"  the quality checks add {added:.1f}s to the sync: {added / run['seconds']:.1%}"
+                  f" of its time (the quality stage's share of the syncing thread's:"
+                  f" {run['stages']['quality'][0] / run['seconds']:.1%})"
+                  if run["stages"] else "")
 
 
 if __name__ == "__main__":

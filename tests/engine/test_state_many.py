@@ -14,6 +14,7 @@ from sqlalchemy import Connection
 import pipelines.engine.state.many as many
 import pipelines.engine.state.writes as writes
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
+from pipelines.engine.state.schema import events
 from tests.engine.state_support import R, S
 
 BASE = datetime(2024, 1, 1, tzinfo=UTC)
@@ -75,3 +76,35 @@ def test_rows_split_over_many_statements_are_written_alike(
     fewest = record_story(tmp_path / "fewest.db")
     monkeypatch.setattr(many, "VARIABLES", 40)
     assert record_story(tmp_path / "split.db") == fewest
+
+
+def insert_events(path: Path, write: Any) -> list[Any]:
+    """Events inserted by one statement object with rows of two column sets in turn, and
+    objects that rows far apart share; as stored."""
+    store = StateStore(f"sqlite:///{path}")
+    statement = events.insert()
+    shared_detail, shared_errors = {"record": "r1", "n": [1, None]}, ["refused"]
+    full = [{"source": S, "resource": R, "item_key": f"k{k}", "at": BASE + timedelta(k % 3),
+             "run_id": k % 2 or None, "kind": "accepted", "content_hash": None,
+             "errors": shared_errors if k % 3 else None,
+             "detail": shared_detail if k % 4 else {"k": k}} for k in range(30)]
+    fewer = [{"source": S, "resource": R, "item_key": f"j{k}", "at": BASE, "kind": "failed"}
+             for k in range(5)]
+    try:
+        with store._engine.begin() as conn:
+            for rows in (full, fewer, full[:3]):
+                write(conn, statement, rows)
+    finally:
+        store.close()
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT item_key, at, run_id, kind, content_hash, errors, detail,"
+                            " typeof(errors), typeof(detail) FROM shopsync_events"
+                            " ORDER BY id").fetchall()
+
+
+def test_one_statement_with_other_columns_and_shared_values_is_written_alike(
+        tmp_path: Path) -> None:
+    fast = insert_events(tmp_path / "fast.db", many.execute_many)
+    assert fast == insert_events(tmp_path / "sqlalchemy.db",
+                                 lambda conn, statement, rows: conn.execute(statement, rows))
+    assert len(fast) == 38

@@ -3,21 +3,25 @@
 ``Connection.execute(statement, rows)`` builds and processes each row's parameters in
 general code (``construct_params``, then every bind processor): about three quarters of
 the time the ledger takes to record a chunk of outcomes on SQLite, where the database's own
-work is the smaller part. ``execute_many`` compiles the statement once for the rows'
-columns and binds each row through the same bind processors (the stored values are the
-same), processing an object repeated from the previous row once (a chunk's ``now``), and
-sends the rows as a few statements of many rows each (``_insert_rows``). PostgreSQL, and
-rows whose columns differ, take SQLAlchemy's way.
+work is the smaller part. ``execute_many`` compiles the statement once for each set of
+columns (``_plan``), binds the rows a column at a time through the same bind processors
+(the stored values are the same), processing each distinct object of a column once (a
+chunk's ``now``, the errors rows share), and sends the rows as a few statements of many
+rows each (``_insert_rows``). PostgreSQL, and rows whose columns differ, take SQLAlchemy's
+way.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Dialect
 from sqlalchemy.sql.dml import Insert
 
 #: parameters in one statement at most (SQLite's own limit, ``SQLITE_LIMIT_VARIABLE_NUMBER``,
@@ -25,52 +29,69 @@ from sqlalchemy.sql.dml import Insert
 VARIABLES = 32_766
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """A statement compiled for one set of columns, and how to bind rows of them."""
+
+    sql: str
+    #: a row's values, in the statement's order of its columns
+    values: Callable[[dict[str, Any]], tuple[Any, ...]]
+    #: (position, bind processor) of the columns that have one
+    processed: tuple[tuple[int, Callable[[Any], Any]], ...]
+    #: the statement's own parameters (ON CONFLICT's statuses and numbers), processed
+    constants: tuple[Any, ...]
+
+
 def execute_many(conn: Connection, statement: Insert, rows: Sequence[dict[str, Any]]) -> None:
     """``conn.execute(statement, rows)``, faster on SQLite; every row has the same keys."""
     keys = rows[0].keys() if rows else None
-    if conn.dialect.name != "sqlite" or keys is None or any(r.keys() != keys for r in rows):
+    plan = None
+    if conn.dialect.name == "sqlite" and keys is not None and all(
+            map(keys.__eq__, map(dict.keys, rows))):
+        plan = _plan(statement, tuple(keys), conn.dialect)
+    if plan is None:
         conn.execute(statement, list(rows))
         return
-    compiled = statement.compile(dialect=conn.dialect, column_keys=list(keys))
+    columns: list[Sequence[Any]] = list(zip(*map(plan.values, rows), strict=True))
+    for index, process in plan.processed:
+        columns[index] = _bound(process, columns[index])
+    _insert_rows(conn, plan.sql, len(columns), list(zip(*columns, strict=True)), plan.constants)
+
+
+@lru_cache(maxsize=32)
+def _plan(statement: Insert, keys: tuple[str, ...], dialect: Dialect) -> _Plan | None:
+    """``statement`` compiled for rows of ``keys``; None unless it is the plain INSERT …
+    VALUES (its columns first, then its own parameters) that ``execute_many`` expects."""
+    compiled = statement.compile(dialect=dialect, column_keys=list(keys))
     names: Sequence[str] = compiled.positiontup or ()
     # SQLAlchemy's own bind processors (a private name: a version without it takes its way)
     binds: dict[str, Any] | None = getattr(compiled, "_bind_processors", None)
     if binds is None:
-        conn.execute(statement, list(rows))
-        return
+        return None
     processors: dict[str, Callable[[Any], Any]] = {
         name: process for name, process in binds.items() if callable(process)}
     columns = [name for name in names if name in keys]
     if (len(columns) != len(keys) or list(names[:len(columns)]) != columns
             or len(processors) != len(binds)):
-        conn.execute(statement, list(rows))  # not the plain INSERT … VALUES it expects
-        return
-    # the statement's own parameters (ON CONFLICT's statuses and numbers): the same each row
-    own = compiled.construct_params(rows[0])
+        return None
+    own = compiled.construct_params(dict.fromkeys(keys))
     constants = tuple(_processed(processors.get(name), own[name])
                       for name in names[len(columns):])
     values = itemgetter(*columns) if len(columns) > 1 else lambda row: (row[columns[0]],)
-    processed = [(index, processors[name]) for index, name in enumerate(columns)
-                 if name in processors]
-    params = []
-    last: dict[int, tuple[Any, Any]] = {}  # column -> (its previous value, processed)
-    for row in rows:
-        bound = list(values(row))
-        for index, process in processed:
-            value = bound[index]
-            if value is None:
-                continue
-            previous = last.get(index)
-            if previous is not None and previous[0] is value:
-                bound[index] = previous[1]
-            else:
-                bound[index] = result = process(value)
-                last[index] = (value, result)
-        params.append(bound)
-    _insert_rows(conn, compiled.string, len(columns), params, constants)
+    processed = tuple((index, processors[name]) for index, name in enumerate(columns)
+                      if name in processors)
+    return _Plan(compiled.string, values, processed, constants)
 
 
-def _insert_rows(conn: Connection, sql: str, width: int, rows: list[list[Any]],
+def _bound(process: Callable[[Any], Any], column: Sequence[Any]) -> list[Any]:
+    """A column's values as bound: each distinct object processed once (None stays None)."""
+    ids = list(map(id, column))
+    done = {key: None if value is None else process(value)
+            for key, value in dict(zip(ids, column, strict=True)).items()}
+    return list(map(done.__getitem__, ids))
+
+
+def _insert_rows(conn: Connection, sql: str, width: int, rows: list[tuple[Any, ...]],
                  constants: tuple[Any, ...]) -> None:
     """``rows`` inserted by statements of many rows each (``VALUES (…), (…), …``), not one
     statement a row: SQLite's module lets the GIL go around each statement's step and takes
@@ -88,7 +109,7 @@ def _insert_rows(conn: Connection, sql: str, width: int, rows: list[list[Any]],
     for start in range(0, len(rows), per):
         batch = rows[start:start + per]
         values = "VALUES " + ", ".join([group] * len(batch))
-        flat = [value for row in batch for value in row]
+        flat = list(chain.from_iterable(batch))
         flat.extend(constants)
         conn.exec_driver_sql(sql.replace(one, values, 1), tuple(flat))
 

@@ -27,6 +27,8 @@ from pipelines.engine.state.sql import ledger_row, outcome_event
 
 #: accepted items no read-back has shown yet: what ``note_seen`` and ``note_unseen`` change
 _ACCEPTED_UNSEEN = (ledger.c.status == ItemStatus.ACCEPTED.value, ledger.c.visible_at.is_(None))
+#: the events' insert, one object: ``execute_many`` compiles it once per set of columns
+_EVENT_INSERT = events.insert()
 
 
 class LedgerWrites(ItemEvents, Cursors):
@@ -73,7 +75,7 @@ class LedgerWrites(ItemEvents, Cursors):
             for batch in rounds:
                 execute_many(conn, self._upsert, list(batch.values()))
             if outcomes:
-                execute_many(conn, events.insert(), [
+                execute_many(conn, _EVENT_INSERT, [
                     outcome_event(source, resource, outcome, now, run_id)
                     for outcome in outcomes])
             if cursor is not None:

@@ -1,15 +1,18 @@
 """What the state store binds for a value on its quicker ways is what the general way binds:
-a time on SQLite (``UTCDateTime``)."""
+a time on SQLite (``UTCDateTime``), and a JSON column's text (``sql.dumps``)."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
+from typing import Any
 
+import orjson
 import pytest
 from sqlalchemy.types import TypeDecorator
 
+from pipelines.engine.state import ItemStatus
 from pipelines.engine.state.schema import UTCDateTime
-from pipelines.engine.state.sql import open_engine
+from pipelines.engine.state.sql import dumps, open_engine
 
 
 class _Moment(datetime):
@@ -37,3 +40,17 @@ def test_sqlite_binds_a_time_as_sqlalchemy_would(value: datetime | None) -> None
             fast(date(2024, 2, 29))
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize("value", [
+    {"a": 1, "lines": [{"q": None}], "x": 1.5}, [], ["refused"], {},
+    {ItemStatus.ACCEPTED: 1, 2: "b", "c": {3: [4]}}, {"s": ItemStatus.VISIBLE},
+    {"x": float("nan")}, "text", 7, None,
+])
+def test_json_text_is_the_same_with_or_without_string_keys(value: Any) -> None:
+    assert dumps(value) == orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def test_a_value_json_cannot_hold_is_refused() -> None:
+    with pytest.raises(TypeError):
+        dumps({"a": {1, 2}})

@@ -3,22 +3,22 @@
 ``Connection.execute(statement, rows)`` builds and processes each row's parameters in
 general code (``construct_params``, then every bind processor): about three quarters of
 the time the ledger takes to record a chunk of outcomes on SQLite, where the database's own
-work is the smaller part. ``execute_many`` compiles the statement once for each set of
-columns (``_plan``), binds the rows a column at a time through the same bind processors
-(the stored values are the same), processing each distinct object of a column once (a
-chunk's ``now``, the errors rows share), and sends the rows as a few statements of many
-rows each (``_insert_rows``). PostgreSQL, and rows whose columns differ, take SQLAlchemy's
-way.
+work is the smaller part. ``execute_many`` takes the rows as columns (a list of values
+each, built a chunk at a time, and the values every row shares), compiles the statement
+once for each set of columns (``_plan``), binds a column at a time through the same bind
+processors (the stored values are the same), processing each distinct object of a column
+once (a chunk's ``now``, the errors rows share), and sends the rows as a few statements of
+many rows each (``_insert_rows``). PostgreSQL takes SQLAlchemy's way, with rows.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, repeat
-from operator import is_, itemgetter
+from operator import is_
 from typing import Any
 
 from sqlalchemy import Connection, Dialect
@@ -34,28 +34,41 @@ class _Plan:
     """A statement compiled for one set of columns, and how to bind rows of them."""
 
     sql: str
-    #: a row's values, in the statement's order of its columns
-    values: Callable[[dict[str, Any]], tuple[Any, ...]]
-    #: (position, bind processor) of the columns that have one
-    processed: tuple[tuple[int, Callable[[Any], Any]], ...]
+    #: the columns, in the statement's order
+    names: tuple[str, ...]
+    #: the bind processor of each column that has one
+    processors: Mapping[str, Callable[[Any], Any]]
     #: the statement's own parameters (ON CONFLICT's statuses and numbers), processed
     constants: tuple[Any, ...]
 
 
-def execute_many(conn: Connection, statement: Insert, rows: Sequence[dict[str, Any]]) -> None:
-    """``conn.execute(statement, rows)``, faster on SQLite; every row has the same keys."""
-    keys = rows[0].keys() if rows else None
-    plan = None
-    if conn.dialect.name == "sqlite" and keys is not None and all(
-            map(keys.__eq__, map(dict.keys, rows))):
-        plan = _plan(statement, tuple(keys), conn.dialect)
-    if plan is None:
-        conn.execute(statement, list(rows))
+def execute_many(conn: Connection, statement: Insert, columns: Mapping[str, Sequence[Any]],
+                 shared: Mapping[str, Any]) -> None:
+    """``conn.execute(statement, rows)``, faster on SQLite, for the rows made of
+    ``columns`` (each a value a row) and ``shared`` (each one value for every row)."""
+    count = len(next(iter(columns.values())))
+    if not count:
         return
-    columns: list[Sequence[Any]] = list(zip(*map(plan.values, rows), strict=True))
-    for index, process in plan.processed:
-        columns[index] = _bound(process, columns[index])
-    _insert_rows(conn, plan.sql, columns, plan.constants)
+    plan = _plan(statement, (*columns, *shared), conn.dialect) if (
+        conn.dialect.name == "sqlite") else None
+    if plan is None:
+        conn.execute(statement, _rows(columns, shared))
+        return
+    bound: list[Sequence[Any]] = []
+    for name in plan.names:
+        process = plan.processors.get(name)
+        if name in shared:
+            bound.append([_processed(process, shared[name])] * count)
+        else:
+            bound.append(columns[name] if process is None else _bound(process, columns[name]))
+    _insert_rows(conn, plan.sql, bound, plan.constants)
+
+
+def _rows(columns: Mapping[str, Sequence[Any]], shared: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The rows of ``columns`` and ``shared``, as SQLAlchemy takes them."""
+    names = list(columns)
+    return [{**shared, **dict(zip(names, values, strict=True))}
+            for values in zip(*columns.values(), strict=True)]
 
 
 @lru_cache(maxsize=32)
@@ -77,10 +90,7 @@ def _plan(statement: Insert, keys: tuple[str, ...], dialect: Dialect) -> _Plan |
     own = compiled.construct_params(dict.fromkeys(keys))
     constants = tuple(_processed(processors.get(name), own[name])
                       for name in names[len(columns):])
-    values = itemgetter(*columns) if len(columns) > 1 else lambda row: (row[columns[0]],)
-    processed = tuple((index, processors[name]) for index, name in enumerate(columns)
-                      if name in processors)
-    return _Plan(compiled.string, values, processed, constants)
+    return _Plan(compiled.string, tuple(columns), processors, constants)
 
 
 def _bound(process: Callable[[Any], Any], column: Sequence[Any]) -> list[Any]:
@@ -125,7 +135,7 @@ def _insert_rows(conn: Connection, sql: str, columns: list[Sequence[Any]],
 
 def _one_object(column: Sequence[Any]) -> bool:
     """Whether every row holds the same object (not merely an equal one: 1 and 1.0 are
-    stored apart)."""
+    equal, and a TEXT column stores them apart)."""
     return all(map(is_, column, repeat(column[0])))
 
 

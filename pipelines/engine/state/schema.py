@@ -83,9 +83,10 @@ def _sqlite_text(process: Callable[[Any], Any], value: Any) -> Any:
     """The text ``process`` (``UTCDateTime``'s then ``DATETIME``'s) makes of ``value``."""
     if type(value) is not datetime:  # None, a date, a subclass: SQLAlchemy's way
         return process(value)
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value.isoformat(" ", "microseconds")
+    if value.tzinfo is None:
+        return value.isoformat(" ", "microseconds")
+    # in UTC, its text without the "+00:00" (cheaper than a naive copy's)
+    return value.astimezone(UTC).isoformat(" ", "microseconds")[:26]
 
 
 def _json() -> TypeEngine[Any]:

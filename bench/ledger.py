@@ -13,7 +13,7 @@ The outcomes are a sync's: each accepted order keeps the item sent as its payloa
 events name the run (the worker thread runs in the context that began it, as
 ``asyncio.to_thread`` does), and the garbage collector is paced as in a sync
 (``paced_for_sync``). Outcomes sharing one change time and no payload, as this measured
-before, cost two thirds as much (17 instead of 25 µs of CPU each at 6a3c840).
+before, cost two thirds as much (14 instead of 21 µs of CPU each at 6a3c840).
 
 ``--baseline DIR`` runs the same first with the state store of another checkout (its
 ``PYTHONPATH``), in a process of its own, and prints the ratios of the two: figures of one

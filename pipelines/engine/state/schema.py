@@ -16,6 +16,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy import (
@@ -61,6 +62,31 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value is None:
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        """SQLAlchemy's, but on SQLite a ``datetime`` becomes its text in one step
+        (``_sqlite_text``): half the cost, paid once per outcome for its change time."""
+        process = super().bind_processor(dialect)
+        if (dialect.name != "sqlite" or process is None
+                or getattr(self.impl_instance, "_storage_format", None) != SQLITE_TEXT):
+            return process
+        return partial(_sqlite_text, process)
+
+
+#: how SQLAlchemy's SQLite ``DATETIME`` writes a datetime by default: what
+#: ``datetime.isoformat(" ", "microseconds")`` writes of a naive one
+SQLITE_TEXT = ("%(year)04d-%(month)02d-%(day)02d %(hour)02d:%(minute)02d:%(second)02d"
+               ".%(microsecond)06d")
+
+
+def _sqlite_text(process: Callable[[Any], Any], value: Any) -> Any:
+    """The text ``process`` (``UTCDateTime``'s then ``DATETIME``'s) makes of ``value``."""
+    if type(value) is not datetime:  # None, a date, a subclass: SQLAlchemy's way
+        return process(value)
+    if value.tzinfo is None:
+        return value.isoformat(" ", "microseconds")
+    # in UTC, its text without the "+00:00" (cheaper than a naive copy's)
+    return value.astimezone(UTC).isoformat(" ", "microseconds")[:26]
 
 
 def _json() -> TypeEngine[Any]:

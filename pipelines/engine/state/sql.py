@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -115,8 +115,12 @@ def readback_upsert(dialect: str) -> Insert:
 
 def dumps(value: Any) -> str:
     # like json.dumps (non-string keys become strings), but faster; raises TypeError on
-    # values JSON cannot hold, which rolls the whole transaction back
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    # values JSON cannot hold, which rolls the whole transaction back. Keys that are all
+    # str need no option: the same text, a third less time (a payload each outcome)
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -212,49 +216,61 @@ def ledger_upsert(dialect: str) -> Insert:
 
 #: the errors of an outcome without any (never changed: rows share it)
 _NO_ERRORS: list[str] = []
+#: each status's text, by its member or its text: looked up, not ``ItemStatus(…).value``
+#: (measured: 0.03 instead of 0.29 µs, twice an outcome)
+_STATUS_TEXT = {status: status.value for status in ItemStatus}
+
+#: a chunk's rows as ``execute_many`` takes them: a list of values a column, and the values
+#: every row shares
+Columns = tuple[dict[str, list[Any]], dict[str, Any]]
 
 
-def ledger_row(source: str, resource: str, outcome: Outcome, now: datetime) -> dict[str, Any]:
-    """The row a new key gets; see ``ledger_upsert`` for a known one."""
-    status = ItemStatus(outcome.status)
-    successful = status in SUCCESSFUL
+def _status_texts(outcomes: Sequence[Outcome]) -> list[str]:
+    """Each outcome's status, as stored (one that is not an ``ItemStatus`` raises)."""
+    text = _STATUS_TEXT.get
+    return [text(o.status) or ItemStatus(o.status).value for o in outcomes]
+
+
+def ledger_columns(source: str, resource: str, outcomes: Sequence[Outcome],
+                   now: datetime) -> Columns:
+    """The rows new keys get; see ``ledger_upsert`` for known ones."""
+    texts = _status_texts(outcomes)
+    hashes = [o.content_hash for o in outcomes]
+    successful = [text in SUCCESSFUL for text in texts]
+    visible = ItemStatus.VISIBLE.value
     return {
-        "source": source,
-        "resource": resource,
-        "item_key": outcome.key,
-        "content_hash": outcome.content_hash,
-        "status": status.value,
-        "attempts": 1 if status in UNSUCCESSFUL else 0,
-        "source_record_id": outcome.source_record_id,
+        "item_key": [o.key for o in outcomes],
+        "content_hash": hashes,
+        "status": texts,
+        "attempts": [1 if text in UNSUCCESSFUL else 0 for text in texts],
+        "source_record_id": [o.source_record_id for o in outcomes],
         # one shared empty list: a chunk's bind step encodes it once (``execute_many``)
-        "errors": list(outcome.errors) if outcome.errors else _NO_ERRORS,
-        "payload": None if status in NO_PAYLOAD else outcome.payload,
-        "first_seen_at": now,
-        "updated_at": now,
-        "accepted_at": now if successful else None,
-        "visible_at": now if status is ItemStatus.VISIBLE else None,
-        "accepted_hash": outcome.content_hash if successful else None,
-        "changed_at": outcome.changed_at,
-        "unseen_at": None,
-    }
+        "errors": [list(o.errors) if o.errors else _NO_ERRORS for o in outcomes],
+        "payload": [None if text in NO_PAYLOAD else o.payload
+                    for text, o in zip(texts, outcomes, strict=True)],
+        "accepted_at": [now if ok else None for ok in successful],
+        "visible_at": [now if text == visible else None for text in texts],
+        "accepted_hash": [hash_ if ok else None
+                          for hash_, ok in zip(hashes, successful, strict=True)],
+        "changed_at": [o.changed_at for o in outcomes],
+    }, {"source": source, "resource": resource, "first_seen_at": now, "updated_at": now,
+        "unseen_at": None}
 
 
-def outcome_event(source: str, resource: str, outcome: Outcome, now: datetime,
-                  run_id: int | None) -> dict[str, Any]:
-    """The event an outcome adds to its item's story: what became of it, and which source
-    record (changed when) it was made from — the read and the mapping behind the send."""
-    changed = outcome.changed_at.isoformat() if outcome.changed_at is not None else None
+def event_columns(source: str, resource: str, outcomes: Sequence[Outcome], now: datetime,
+                  run_id: int | None) -> Columns:
+    """The events outcomes add to their items' stories: what became of each, and which
+    source record (changed when) it was made from — the read and the mapping behind the
+    send."""
     return {
-        "source": source,
-        "resource": resource,
-        "item_key": outcome.key,
-        "at": now,
-        "run_id": run_id,
-        "kind": ItemStatus(outcome.status).value,
-        "content_hash": outcome.content_hash or None,
-        "errors": list(outcome.errors) or None,
-        "detail": {"record": outcome.source_record_id, "changed_at": changed},
-    }
+        "item_key": [o.key for o in outcomes],
+        "kind": _status_texts(outcomes),
+        "content_hash": [o.content_hash or None for o in outcomes],
+        "errors": [list(o.errors) or None for o in outcomes],
+        "detail": [{"record": o.source_record_id,
+                    "changed_at": None if o.changed_at is None else o.changed_at.isoformat()}
+                   for o in outcomes],
+    }, {"source": source, "resource": resource, "at": now, "run_id": run_id}
 
 
 def event_from_row(row: Row[Any]) -> ItemEvent:

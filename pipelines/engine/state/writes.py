@@ -23,10 +23,12 @@ from pipelines.engine.state.models import (
 )
 from pipelines.engine.state.runs import Cursors
 from pipelines.engine.state.schema import UTCDateTime, events, ledger
-from pipelines.engine.state.sql import ledger_row, outcome_event
+from pipelines.engine.state.sql import event_columns, ledger_columns
 
 #: accepted items no read-back has shown yet: what ``note_seen`` and ``note_unseen`` change
 _ACCEPTED_UNSEEN = (ledger.c.status == ItemStatus.ACCEPTED.value, ledger.c.visible_at.is_(None))
+#: the events' insert, one object: ``execute_many`` compiles it once per set of columns
+_EVENT_INSERT = events.insert()
 
 
 class LedgerWrites(ItemEvents, Cursors):
@@ -56,26 +58,12 @@ class LedgerWrites(ItemEvents, Cursors):
         if not outcomes and cursor is None:
             return
         now = utc_now()
-        rounds: list[dict[str, dict[str, Any]]] = []
-        for outcome in outcomes:
-            row = ledger_row(source, resource, outcome, now)
-            # the n-th outcome of a key goes to the n-th round: each executemany sees a key
-            # once, so a driver may batch it into multi-row statements (PostgreSQL refuses
-            # one statement that updates a row twice)
-            for batch in rounds:
-                if outcome.key not in batch:
-                    batch[outcome.key] = row
-                    break
-            else:
-                rounds.append({outcome.key: row})
-        run_id = self._run_for(source)
+        rounds = [ledger_columns(source, resource, batch, now) for batch in _rounds(outcomes)]
+        stories = event_columns(source, resource, outcomes, now, self._run_for(source))
         with self._connection(write=True) as conn:
-            for batch in rounds:
-                execute_many(conn, self._upsert, list(batch.values()))
-            if outcomes:
-                execute_many(conn, events.insert(), [
-                    outcome_event(source, resource, outcome, now, run_id)
-                    for outcome in outcomes])
+            for columns, shared in rounds:
+                execute_many(conn, self._upsert, columns, shared)
+            execute_many(conn, _EVENT_INSERT, *stories)
             if cursor is not None:
                 self._write_cursor(conn, source, cursor[0], cursor[1], now)
         self._maybe_analyze(len(outcomes))
@@ -174,3 +162,20 @@ class LedgerWrites(ItemEvents, Cursors):
             )
             changed += result.rowcount
         return changed
+
+
+def _rounds(outcomes: Sequence[Outcome]) -> list[Sequence[Outcome]]:
+    """The outcomes in rounds that hold each key once, in order: the n-th outcome of a key
+    goes to the n-th round. Each executemany sees a key once, so a driver may batch it into
+    multi-row statements (PostgreSQL refuses one statement that updates a row twice)."""
+    if len({o.key for o in outcomes}) == len(outcomes):
+        return [outcomes]
+    rounds: list[dict[str, Outcome]] = []
+    for outcome in outcomes:
+        for batch in rounds:
+            if outcome.key not in batch:
+                batch[outcome.key] = outcome
+                break
+        else:
+            rounds.append({outcome.key: outcome})
+    return [list(batch.values()) for batch in rounds]

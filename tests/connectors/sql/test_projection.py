@@ -136,3 +136,30 @@ def test_values_a_projection_takes_as_they_are():
     row = {"id": 7, "total": Decimal("12.30"), "created": date(1990, 5, 1),
            "changed": datetime(2024, 7, 1, 12, 0), "buyer": {"mail": b"a\xff"}}
     assert Projection(SPEC, PARIS)(row) == cell_by_cell(SPEC, row)
+
+
+#: zones whose offsets change by an hour, by half an hour (Lord Howe), or are not whole hours
+ZONES = [zone(name) for name in ("Europe/Paris", "Australia/Lord_Howe", "Asia/Kolkata",
+                                 "America/St_Johns", "America/Sao_Paulo", "UTC")]
+#: local times near their zones' changes of offset, and at the calendar's ends
+NAIVE = st.builds(
+    lambda moment, width, separator: moment.isoformat(separator)[:19] + (
+        "" if width == 0 else f".{moment.microsecond:06d}"[:width + 1]),
+    st.one_of(st.datetimes(), st.sampled_from([
+        datetime(2024, 10, 27, 2, 30, 15), datetime(2024, 3, 31, 2, 59, 59),
+        datetime(2024, 4, 7, 1, 45), datetime(2024, 10, 6, 2, 15), datetime(1, 1, 1, 0, 30),
+        datetime(9999, 12, 31, 23, 30), datetime(2024, 2, 17, 23, 59, 59, 999000)])
+        | st.datetimes(datetime(2024, 1, 1), datetime(2025, 1, 1))),
+    st.sampled_from([0, 3, 6]), st.sampled_from(["T", " "]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts=st.lists(NAIVE | NAIVE.map(lambda text: text[:14] + "6" + text[15:]), max_size=6),
+       tz=st.sampled_from(ZONES))
+def test_local_timestamps_come_out_as_normalize_gives_them(texts, tz):
+    """Naive text, read in the source's zone, is answered from its hour's answer when the
+    zone is whole hours off UTC through that hour: the same as parsing it, in hours whose
+    offset changes, in zones half an hour off, at the calendar's ends."""
+    project = Projection(SPEC, tz)
+    for text in [*texts, *texts]:
+        assert project({"id": 1, "created": text})["created_at"] == normalize(text, tz)

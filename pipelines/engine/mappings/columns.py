@@ -156,47 +156,63 @@ def _general(kind: str, value: Any, problems: list[str], where: Where, at: str |
         return _unfit(problems, (*where, at), unfit)
 
 
+def _text_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is str and value.isascii():
+        return value
+    if type(value) is int and MIN_INT <= value <= MAX_INT:
+        return str(value)  # an id from an integer column: pydantic's text of it
+    return None if value is None else _general("str", value, problems, where, at)
+
+
+def _integer_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is int and MIN_INT <= value <= MAX_INT or value is None:
+        return value
+    return _general("int", value, problems, where, at)
+
+
+def _float_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is float and math.isfinite(value) or value is None:
+        return value
+    return _general("float", value, problems, where, at)
+
+
+def _flag_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is bool or value is None:
+        return value
+    if type(value) is int and (value == 0 or value == 1):
+        return value == 1  # a flag from an integer column, as pydantic reads it
+    return _general("bool", value, problems, where, at)
+
+
+def _timestamp_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is str:
+        try:
+            in_utc = utc_as_written(value)
+        except ValueError:  # no date, though written as one: as ``utc`` refuses it
+            return value
+        if in_utc is not None:
+            return in_utc
+    return None if value is None else _general("timestamp", value, problems, where, at)
+
+
+#: the conversions that take what a shop mostly sends at once — ASCII text, integers in
+#: range (and as text, or 0 and 1 as flags), finite floats, timestamps already in UTC,
+#: nulls — with the same result as the general path, whose checks they all pass
+#: (tests/engine/test_column_conversions.py compares the two)
+_TAKEN_AT_ONCE: dict[str, Convert] = {
+    "str": _text_field, "int": _integer_field, "float": _float_field, "bool": _flag_field,
+    "timestamp": _timestamp_field,
+}
+
+
 def _scalar_convert(kind: str) -> Convert:
-    """``scalar`` for one kind, with the values a shop mostly sends taken at once: the same
-    result, without the general path's checks, which they all pass (tests/engine/
-    test_column_conversions.py compares the two)."""
-    if kind == "str":
-        def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
-            if type(value) is str and value.isascii():
-                return value
-            if type(value) is int and MIN_INT <= value <= MAX_INT:
-                return str(value)  # an id from an integer column: pydantic's text of it
-            return None if value is None else _general(kind, value, problems, where, at)
-    elif kind == "int":
-        def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
-            if type(value) is int and MIN_INT <= value <= MAX_INT or value is None:
-                return value
-            return _general(kind, value, problems, where, at)
-    elif kind == "float":
-        def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
-            if type(value) is float and math.isfinite(value) or value is None:
-                return value
-            return _general(kind, value, problems, where, at)
-    elif kind == "bool":
-        def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
-            if type(value) is bool or value is None:
-                return value
-            if type(value) is int and (value == 0 or value == 1):
-                return value == 1  # a flag from an integer column, as pydantic reads it
-            return _general(kind, value, problems, where, at)
-    elif kind == "timestamp":
-        def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
-            if type(value) is str:
-                try:
-                    in_utc = utc_as_written(value)
-                except ValueError:  # no date, though written as one: as ``utc`` refuses it
-                    return value
-                if in_utc is not None:
-                    return in_utc
-            return None if value is None else _general(kind, value, problems, where, at)
-    else:
-        def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
-            return None if value is None else _general(kind, value, problems, where, at)
+    """``scalar`` for one kind, JSON-safe: what it mostly meets taken at once."""
+    if (taken := _TAKEN_AT_ONCE.get(kind)) is not None:
+        return taken
+
+    def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+        return None if value is None else _general(kind, value, problems, where, at)
+
     return convert
 
 

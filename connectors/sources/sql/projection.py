@@ -126,8 +126,9 @@ class _UtcTexts(dict[str, str]):
         last = parse_timestamp(f"{hour_key}:59:59", self.tz)
         if first is None or last is None:
             return None
-        hour = iso(first)[:13]
-        whole = iso(first) == f"{hour}:00:00+00:00" and iso(last) == f"{hour}:59:59+00:00"
+        first_text = iso(first)
+        hour = first_text[:13]
+        whole = first_text[13:] == ":00:00+00:00" and iso(last) == f"{hour}:59:59+00:00"
         return hour if whole else None
 
 

@@ -11,13 +11,24 @@ from decimal import Decimal
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from connectors.sources.exact import loads as exact_loads
 from connectors.sources.sql import projection
-from connectors.sources.sql.columns import LinesSpec, StreamSpec, lookup, normalize, set_path, zone
+from connectors.sources.sql.columns import (
+    LinesSpec,
+    StreamSpec,
+    iso,
+    lookup,
+    normalize,
+    set_path,
+    zone,
+)
+from connectors.sources.sql.connector import _changed_at
 from connectors.sources.sql.projection import Projection
+from connectors.sources.sql.query import Plan
 
 PARIS = zone("Europe/Paris")
 SPEC = StreamSpec.model_validate({
@@ -163,3 +174,17 @@ def test_local_timestamps_come_out_as_normalize_gives_them(texts, tz):
     project = Projection(SPEC, tz)
     for text in [*texts, *texts]:
         assert project({"id": 1, "created": text})["created_at"] == normalize(text, tz)
+
+
+@pytest.mark.parametrize(("kind", "zoned"), [("sqlite_text", False), ("sqlite_text", True),
+                                             ("native", False), ("epoch", False)])
+def test_a_change_time_reads_as_the_plan_reads_it(kind, zoned):
+    """A row's change time in text is taken from its local hour's answer where the plan
+    reads text as local time: the same text as the plan's moment, or the same error."""
+    plan = Plan("orders", "orders AS src", "src.id", "src.changed", kind, zoned, True, "", PARIS)
+    project = Projection(SPEC, PARIS)
+    for value in ["2024-10-27 02:30:15.000", "2024-10-27 03:30:15.250", "2024-03-31 02:30:00",
+                  "2024-05-01T10:00:00.123456", "2024-05-01 10:00:00+02:00", "1714550400",
+                  "not a time", "2024-02-30 10:00:00.000", datetime(2024, 5, 1, 10, 0), 1714550400]:
+        assert outcome(lambda v=value: _changed_at(plan, project, v)) \
+            == outcome(lambda v=value: iso(plan.moment(v))), value

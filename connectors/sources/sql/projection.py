@@ -75,8 +75,7 @@ class _UtcTexts(dict[str, str]):
 
     def __missing__(self, text: str) -> str:
         if len(self) >= _REMEMBERED:
-            self.clear()
-            self.hours.clear()
+            self.clear()  # not the hours: far fewer, and each costs a few texts' parsing
         answer = self[text] = (self._whole_hour_offset(text) or self.local_whole_hour(text)
                                or timestamp_text(text, self.tz))
         return answer
@@ -96,7 +95,7 @@ class _UtcTexts(dict[str, str]):
         if hour_key not in self.hours:
             moment = parse_timestamp(f"{text[:13]}:00:00{text[19:]}", self.tz)
             hour = None if moment is None else iso(moment)
-            self.hours[hour_key] = hour[:13] if hour and hour[13:] == ":00:00+00:00" else None
+            self._remember(hour_key, hour[:13] if hour and hour[13:] == ":00:00+00:00" else None)
         hour_in_utc = self.hours[hour_key]
         return None if hour_in_utc is None else f"{hour_in_utc}:{minutes}:{seconds}+00:00"
 
@@ -111,13 +110,19 @@ class _UtcTexts(dict[str, str]):
             return None
         hour_key, minutes, seconds, fraction = match.groups()
         if hour_key not in self.hours:
-            self.hours[hour_key] = self._local_hour_in_utc(hour_key)
+            self._remember(hour_key, self._local_hour_in_utc(hour_key))
         hour_in_utc = self.hours[hour_key]
         if hour_in_utc is None:
             return None
         if fraction is None or not fraction.strip("0"):  # no microseconds: none written
             return f"{hour_in_utc}:{minutes}:{seconds}+00:00"
         return f"{hour_in_utc}:{minutes}:{seconds}.{fraction.ljust(6, '0')}+00:00"
+
+    def _remember(self, hour_key: str, hour_in_utc: str | None) -> None:
+        """An hour's answer kept, the hours kept bounded as the texts are."""
+        if len(self.hours) >= _REMEMBERED:
+            self.hours.clear()
+        self.hours[hour_key] = hour_in_utc
 
     def _local_hour_in_utc(self, hour_key: str) -> str | None:
         """``2025-01-04 13`` -> ``2025-01-04T12``: the hour in UTC of a local hour when its

@@ -140,6 +140,7 @@ def test_what_a_projection_remembers_is_bounded_and_gives_the_same_answers(monke
     again = [project({"id": 1, "created": t})["created_at"] for t in times]
     assert first == again == [normalize(t, PARIS) for t in times]
     assert len(project.texts) <= 3
+    assert len(project.texts.hours) <= 3
     assert first[0] == "2024-01-15T07:30:00+00:00"
 
 

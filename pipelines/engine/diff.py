@@ -17,5 +17,8 @@ IGNORED_FIELDS = frozenset({"updated_at", "cart_updated_at"})
 
 
 def content_hash(item: Mapping[str, Any]) -> str:
-    kept = {k: v for k, v in item.items() if k not in IGNORED_FIELDS}
+    # a dict copied, then the ignored fields taken out: a copy costs less than a filter
+    kept = dict(item) if type(item) is dict else {k: v for k, v in item.items()}
+    for field in IGNORED_FIELDS:
+        kept.pop(field, None)
     return hashlib.blake2b(orjson.dumps(kept, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()

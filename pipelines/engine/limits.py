@@ -12,7 +12,7 @@ more than a few levels.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 #: levels of objects and lists inside an item (an order's lines are 2 deep)
@@ -77,19 +77,18 @@ def within_bounds(item: Mapping[str, Any]) -> bool:
     cost of a check on every item). Whatever is not a plain JSON value (a tuple, a
     Mapping that is not a dict, an int subclass) answers False, for ``item_bounds`` to
     judge."""
-    stack: list[tuple[Any, int]] = [(v, 1) for v in item.values()]
-    seen = 0
-    while stack:
-        value, depth = stack.pop()
-        seen += 1
-        if seen > MAX_VALUES:
-            return False
+    return len(item) <= MAX_VALUES and _plain(item.values(), 1, [len(item)])
+
+
+def _plain(values: Iterable[Any], depth: int, seen: list[int]) -> bool:
+    """Whether ``values``, at ``depth``, and all they hold are within the bounds; ``seen``
+    counts the values met so far. Recursive, a call per object or list, not per value:
+    the depth it may reach is ``MAX_DEPTH``."""
+    for value in values:
         kind = type(value)
         if kind is str:
             if len(value) > MAX_TEXT:
                 return False
-        elif value is None or kind is bool:
-            continue
         elif kind is int:
             if not MIN_INT <= value <= MAX_INT:
                 return False
@@ -99,8 +98,11 @@ def within_bounds(item: Mapping[str, Any]) -> bool:
         elif kind is dict or kind is list:
             if depth >= MAX_DEPTH:
                 return False
-            stack.extend((v, depth + 1) for v in (value.values() if kind is dict else value))
-        else:
+            seen[0] += len(value)
+            if seen[0] > MAX_VALUES or not _plain(
+                    value.values() if kind is dict else value, depth + 1, seen):
+                return False
+        elif value is not None and kind is not bool:
             return False
     return True
 

@@ -87,6 +87,16 @@ def _surrogate_escaped(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
+def _changed_at(plan: Plan, project: Projection, value: Any) -> str:
+    """A row's change time as ``iso`` writes it: local text from its hour's answer, which
+    the projection remembers (``_UtcTexts.local_whole_hour``), else ``plan.moment``'s."""
+    if type(value) is str and plan.reads_text:
+        text = project.texts.local_whole_hour(value)
+        if text is not None:
+            return text
+    return iso(plan.moment(value))
+
+
 class SqlConnector:
     """Reads the configured streams of one database; see the module docstring."""
 
@@ -254,9 +264,9 @@ class SqlConnector:
         except Exception as exc:  # noqa: BLE001 - one row's value is that row's problem
             record = {"_errors": [f"{plan.stream} row {key_text(row[spec.key])!r}: the row"
                                   f" cannot be read: {type(exc).__name__}: {str(exc)[:200]}"]}
-        changed = plan.moment(row[CURSOR_ALIAS]) if plan.cursor else EPOCH
         record["_key"] = key_text(row[spec.key])
-        record["_changed_at"] = iso(changed)
+        record["_changed_at"] = _changed_at(plan, project, row[CURSOR_ALIAS]) \
+            if plan.cursor else iso(EPOCH)
         return record
 
     def _attach_lines(self, stream: str, spec: SqlStreamSpec, rows: list[dict[str, Any]],

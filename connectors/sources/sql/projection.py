@@ -9,6 +9,7 @@ each. Timestamp texts are remembered: an export repeats many.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -55,6 +56,9 @@ def _cells(columns: Mapping[str, str]) -> list[_Cell]:
 _REMEMBERED = 65_536
 _ASCII_DIGITS = frozenset("0123456789")
 _SIXTY = frozenset("012345")
+#: naive text of a time to the second: its hour, minutes, seconds and fraction (if any)
+_LOCAL_TEXT = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}):([0-5][0-9]):([0-5][0-9])"
+                         r"(?:\.([0-9]{3}|[0-9]{6}))?")
 
 
 class _UtcTexts(dict[str, str]):
@@ -65,14 +69,15 @@ class _UtcTexts(dict[str, str]):
     def __init__(self, tz: ZoneInfo) -> None:
         super().__init__()
         self.tz = tz
-        #: "2025-01-04T13+01:00" -> "2025-01-04T12": the hour in UTC of an hour at an offset
+        #: "2025-01-04T13+01:00" -> "2025-01-04T12": the hour in UTC of an hour at an offset,
+        #: or of a local hour ("2025-01-04 13")
         self.hours: dict[str, str | None] = {}
 
     def __missing__(self, text: str) -> str:
         if len(self) >= _REMEMBERED:
-            self.clear()
-            self.hours.clear()
-        answer = self[text] = self._whole_hour_offset(text) or timestamp_text(text, self.tz)
+            self.clear()  # not the hours: far fewer, and each costs a few texts' parsing
+        answer = self[text] = (self._whole_hour_offset(text) or self.local_whole_hour(text)
+                               or timestamp_text(text, self.tz))
         return answer
 
     def _whole_hour_offset(self, text: str) -> str | None:
@@ -90,9 +95,46 @@ class _UtcTexts(dict[str, str]):
         if hour_key not in self.hours:
             moment = parse_timestamp(f"{text[:13]}:00:00{text[19:]}", self.tz)
             hour = None if moment is None else iso(moment)
-            self.hours[hour_key] = hour[:13] if hour and hour[13:] == ":00:00+00:00" else None
+            self._remember(hour_key, hour[:13] if hour and hour[13:] == ":00:00+00:00" else None)
         hour_in_utc = self.hours[hour_key]
         return None if hour_in_utc is None else f"{hour_in_utc}:{minutes}:{seconds}+00:00"
+
+    def local_whole_hour(self, text: str) -> str | None:
+        """The answer for the commonest naive text, ``2025-01-04 13:04:08`` (a fraction of 3
+        or 6 digits after it, as SQLite's ``strftime('%f')`` writes its cursor, too), in an
+        hour the zone is a whole number of hours off UTC from its first second to its last:
+        minutes and seconds stay as written, and the rest is its hour's answer. None for
+        other text (and in an hour whose offset changes, or is not whole hours)."""
+        match = _LOCAL_TEXT.fullmatch(text)
+        if match is None:
+            return None
+        hour_key, minutes, seconds, fraction = match.groups()
+        if hour_key not in self.hours:
+            self._remember(hour_key, self._local_hour_in_utc(hour_key))
+        hour_in_utc = self.hours[hour_key]
+        if hour_in_utc is None:
+            return None
+        if fraction is None or not fraction.strip("0"):  # no microseconds: none written
+            return f"{hour_in_utc}:{minutes}:{seconds}+00:00"
+        return f"{hour_in_utc}:{minutes}:{seconds}.{fraction.ljust(6, '0')}+00:00"
+
+    def _remember(self, hour_key: str, hour_in_utc: str | None) -> None:
+        """An hour's answer kept, the hours kept bounded as the texts are."""
+        if len(self.hours) >= _REMEMBERED:
+            self.hours.clear()
+        self.hours[hour_key] = hour_in_utc
+
+    def _local_hour_in_utc(self, hour_key: str) -> str | None:
+        """``2025-01-04 13`` -> ``2025-01-04T12``: the hour in UTC of a local hour when its
+        first and last seconds are both that hour in UTC (None otherwise, or for no hour)."""
+        first = parse_timestamp(f"{hour_key}:00:00", self.tz)
+        last = parse_timestamp(f"{hour_key}:59:59", self.tz)
+        if first is None or last is None:
+            return None
+        first_text = iso(first)
+        hour = first_text[:13]
+        whole = first_text[13:] == ":00:00+00:00" and iso(last) == f"{hour}:59:59+00:00"
+        return hour if whole else None
 
 
 def _fill(record: dict[str, Any], row: Mapping[str, Any], cells: list[_Cell],

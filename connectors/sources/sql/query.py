@@ -69,6 +69,12 @@ class Plan:
 
     # cursor values: database <-> UTC -------------------------------------------------
 
+    @property
+    def reads_text(self) -> bool:
+        """Whether ``moment`` reads a cursor value in text as ``parse_timestamp`` does."""
+        return self.kind not in ("epoch", "epoch_ms") and not (
+            self.kind == "sqlite_text" and self.zoned)
+
     def moment(self, value: Any) -> datetime:
         """The UTC time of a cursor value as the page query returned it."""
         if self.kind in ("epoch", "epoch_ms"):

@@ -69,13 +69,23 @@ def utc(text: str | None) -> str | None:
     """A platform timestamp as ISO 8601 UTC with ``Z``; naive ones are taken as UTC."""
     if not text:
         return None
+    if (in_utc := utc_as_written(text)) is not None:
+        return in_utc
     # not fromisoformat(text) alone: it refuses a date with Z ("2024-05-01Z"), this accepts it
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))  # noqa: FURB162
-    if _UTC_TEXT.fullmatch(text) is not None:
-        return text[:19] + "Z"
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_as_written(text: str) -> str | None:
+    """``utc``'s answer for text already in UTC, without converting it (None: other text;
+    ``ValueError``, as from ``utc``, when its date or time does not exist): the commonest
+    timestamps, at once."""
+    if _UTC_TEXT.fullmatch(text) is None:
+        return None
+    datetime.fromisoformat(text.replace("Z", "+00:00"))  # noqa: FURB162 - see utc
+    return text[:19] + "Z"
 
 
 def money(value: Any) -> float:

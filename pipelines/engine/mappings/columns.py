@@ -44,7 +44,7 @@ from pydantic.fields import FieldInfo
 from connectors.marketing.references import RESOURCE_ORDER
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.sources.base import RawRecord
-from pipelines.engine.mappings.base import Item, MappingContext, utc
+from pipelines.engine.mappings.base import Item, MappingContext, utc, utc_as_written
 from pipelines.engine.mappings.values import MAX_INT, MIN_INT, Unfit, scalar
 
 #: streams are named after the resources they feed, reference data first (from the table
@@ -130,9 +130,10 @@ def _json_safe(value: Any) -> Any:
 #: where a value sits in an item, built only when a problem names it: field names and list
 #: positions from the top (``("products", 3, "quantity")`` is ``products[3].quantity``)
 Where = tuple[str | int, ...]
-#: a field's conversion: ``(value, problems, where) -> value``, JSON-safe; a problem is
-#: appended to ``problems`` as ``where: reason``
-Convert = Callable[[Any, list[str], Where], Any]
+#: a field's conversion: ``(value, problems, where, at) -> value``, JSON-safe, for the value
+#: at ``at`` (a field name, a list position) in what sits at ``where``; a problem is
+#: appended to ``problems`` as ``where.at: reason``. The value's own path is made only then
+Convert = Callable[[Any, list[str], Where, str | int], Any]
 
 
 def _shown(where: Where) -> str:
@@ -147,60 +148,97 @@ def _unfit(problems: list[str], where: Where, unfit: Unfit) -> Any:
     return _json_safe(unfit.shown)
 
 
-def _general(kind: str, value: Any, problems: list[str], where: Where) -> Any:
+def _general(kind: str, value: Any, problems: list[str], where: Where, at: str | int) -> Any:
     """``scalar``'s conversion, JSON-safe, a value the API cannot be given noted."""
     try:
         return _json_safe(scalar(kind, value))
     except Unfit as unfit:
-        return _unfit(problems, where, unfit)
+        return _unfit(problems, (*where, at), unfit)
+
+
+def _text_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is str and value.isascii():
+        return value
+    if type(value) is int and MIN_INT <= value <= MAX_INT:
+        return str(value)  # an id from an integer column: pydantic's text of it
+    return None if value is None else _general("str", value, problems, where, at)
+
+
+def _integer_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is int and MIN_INT <= value <= MAX_INT or value is None:
+        return value
+    return _general("int", value, problems, where, at)
+
+
+def _float_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is float and math.isfinite(value) or value is None:
+        return value
+    return _general("float", value, problems, where, at)
+
+
+def _flag_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is bool or value is None:
+        return value
+    if type(value) is int and (value == 0 or value == 1):
+        return value == 1  # a flag from an integer column, as pydantic reads it
+    return _general("bool", value, problems, where, at)
+
+
+def _timestamp_field(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+    if type(value) is str:
+        try:
+            in_utc = utc_as_written(value)
+        except ValueError:  # no date, though written as one: as ``utc`` refuses it
+            return value
+        if in_utc is not None:
+            return in_utc
+    return None if value is None else _general("timestamp", value, problems, where, at)
+
+
+#: the conversions that take what a shop mostly sends at once — ASCII text, integers in
+#: range (and as text, or 0 and 1 as flags), finite floats, timestamps already in UTC,
+#: nulls — with the same result as the general path, whose checks they all pass
+#: (tests/engine/test_column_conversions.py compares the two)
+_TAKEN_AT_ONCE: dict[str, Convert] = {
+    "str": _text_field, "int": _integer_field, "float": _float_field, "bool": _flag_field,
+    "timestamp": _timestamp_field,
+}
 
 
 def _scalar_convert(kind: str) -> Convert:
-    """``scalar`` for one kind, with the values a shop mostly sends (ASCII text, integers
-    within range, finite floats) taken at once: the same result,
-    without the general path's checks, which they all pass."""
-    fast: Callable[[Any], bool]
-    if kind == "str":
-        def fast(value: Any) -> bool:
-            return type(value) is str and value.isascii()
-    elif kind == "int":
-        def fast(value: Any) -> bool:
-            return type(value) is int and MIN_INT <= value <= MAX_INT
-    elif kind == "float":
-        def fast(value: Any) -> bool:
-            return type(value) is float and math.isfinite(value)
-    else:
-        def fast(value: Any) -> bool:
-            return value is None
+    """``scalar`` for one kind, JSON-safe: what it mostly meets taken at once."""
+    if (taken := _TAKEN_AT_ONCE.get(kind)) is not None:
+        return taken
 
-    def convert(value: Any, problems: list[str], where: Where) -> Any:
-        return value if fast(value) else _general(kind, value, problems, where)
+    def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
+        return None if value is None else _general(kind, value, problems, where, at)
 
     return convert
 
 
 def _list_convert(element: Convert) -> Convert:
-    def convert(value: Any, problems: list[str], where: Where) -> Any:
+    def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
         if value is None or value == "":
             return None
         items = _as_list(value)
         if not isinstance(items, list):
             return _json_safe(items)
-        return [element(v, problems, (*where, i)) for i, v in enumerate(items)]
+        inside = (*where, at)
+        return [element(v, problems, inside, i) for i, v in enumerate(items)]
 
     return convert
 
 
 def _object_convert(model: type[BaseModel]) -> Convert:
-    def convert(value: Any, problems: list[str], where: Where) -> Any:
+    def convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
         if not isinstance(value, Mapping):
             return _json_safe(value)
-        return convert_model(model, value, problems, where)
+        return convert_model(model, value, problems, (*where, at))
 
     return convert
 
 
-def _any_convert(value: Any, problems: list[str], where: Where) -> Any:
+def _any_convert(value: Any, problems: list[str], where: Where, at: str | int) -> Any:
     return _json_safe(value)
 
 
@@ -233,7 +271,7 @@ def convert_model(model: type[BaseModel], data: Mapping[str, Any], problems: lis
     for name, value in data.items():
         convert = converters.get(name)
         if convert is not None:
-            item[name] = convert(value, problems, (*where, name))
+            item[name] = convert(value, problems, where, name)
     return item
 
 

@@ -11,13 +11,24 @@ from decimal import Decimal
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from connectors.sources.exact import loads as exact_loads
 from connectors.sources.sql import projection
-from connectors.sources.sql.columns import LinesSpec, StreamSpec, lookup, normalize, set_path, zone
+from connectors.sources.sql.columns import (
+    LinesSpec,
+    StreamSpec,
+    iso,
+    lookup,
+    normalize,
+    set_path,
+    zone,
+)
+from connectors.sources.sql.connector import _changed_at
 from connectors.sources.sql.projection import Projection
+from connectors.sources.sql.query import Plan
 
 PARIS = zone("Europe/Paris")
 SPEC = StreamSpec.model_validate({
@@ -129,6 +140,7 @@ def test_what_a_projection_remembers_is_bounded_and_gives_the_same_answers(monke
     again = [project({"id": 1, "created": t})["created_at"] for t in times]
     assert first == again == [normalize(t, PARIS) for t in times]
     assert len(project.texts) <= 3
+    assert len(project.texts.hours) <= 3
     assert first[0] == "2024-01-15T07:30:00+00:00"
 
 
@@ -136,3 +148,44 @@ def test_values_a_projection_takes_as_they_are():
     row = {"id": 7, "total": Decimal("12.30"), "created": date(1990, 5, 1),
            "changed": datetime(2024, 7, 1, 12, 0), "buyer": {"mail": b"a\xff"}}
     assert Projection(SPEC, PARIS)(row) == cell_by_cell(SPEC, row)
+
+
+#: zones whose offsets change by an hour, by half an hour (Lord Howe), or are not whole hours
+ZONES = [zone(name) for name in ("Europe/Paris", "Australia/Lord_Howe", "Asia/Kolkata",
+                                 "America/St_Johns", "America/Sao_Paulo", "UTC")]
+#: local times near their zones' changes of offset, and at the calendar's ends
+NAIVE = st.builds(
+    lambda moment, width, separator: moment.isoformat(separator)[:19] + (
+        "" if width == 0 else f".{moment.microsecond:06d}"[:width + 1]),
+    st.one_of(st.datetimes(), st.sampled_from([
+        datetime(2024, 10, 27, 2, 30, 15), datetime(2024, 3, 31, 2, 59, 59),
+        datetime(2024, 4, 7, 1, 45), datetime(2024, 10, 6, 2, 15), datetime(1, 1, 1, 0, 30),
+        datetime(9999, 12, 31, 23, 30), datetime(2024, 2, 17, 23, 59, 59, 999000)])
+        | st.datetimes(datetime(2024, 1, 1), datetime(2025, 1, 1))),
+    st.sampled_from([0, 3, 6]), st.sampled_from(["T", " "]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts=st.lists(NAIVE | NAIVE.map(lambda text: text[:14] + "6" + text[15:]), max_size=6),
+       tz=st.sampled_from(ZONES))
+def test_local_timestamps_come_out_as_normalize_gives_them(texts, tz):
+    """Naive text, read in the source's zone, is answered from its hour's answer when the
+    zone is whole hours off UTC through that hour: the same as parsing it, in hours whose
+    offset changes, in zones half an hour off, at the calendar's ends."""
+    project = Projection(SPEC, tz)
+    for text in [*texts, *texts]:
+        assert project({"id": 1, "created": text})["created_at"] == normalize(text, tz)
+
+
+@pytest.mark.parametrize(("kind", "zoned"), [("sqlite_text", False), ("sqlite_text", True),
+                                             ("native", False), ("epoch", False)])
+def test_a_change_time_reads_as_the_plan_reads_it(kind, zoned):
+    """A row's change time in text is taken from its local hour's answer where the plan
+    reads text as local time: the same text as the plan's moment, or the same error."""
+    plan = Plan("orders", "orders AS src", "src.id", "src.changed", kind, zoned, True, "", PARIS)
+    project = Projection(SPEC, PARIS)
+    for value in ["2024-10-27 02:30:15.000", "2024-10-27 03:30:15.250", "2024-03-31 02:30:00",
+                  "2024-05-01T10:00:00.123456", "2024-05-01 10:00:00+02:00", "1714550400",
+                  "not a time", "2024-02-30 10:00:00.000", datetime(2024, 5, 1, 10, 0), 1714550400]:
+        assert outcome(lambda v=value: _changed_at(plan, project, v)) \
+            == outcome(lambda v=value: iso(plan.moment(v))), value

@@ -43,3 +43,13 @@ def paced_for_sync() -> Iterator[None]:
             if _running == 0 and _saved is not None:
                 gc.set_threshold(*_saved)
                 gc.unfreeze()
+
+
+def freeze_held() -> None:
+    """While a sync paces the collector, what exists now is frozen too: a package imported
+    during the sync (great-expectations, in its own thread) holds objects that every later
+    collection would scan again, for nothing. Outside a sync it does nothing: what it would
+    freeze then might never be let go."""
+    with _lock:
+        if _running:
+            gc.freeze()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from pipelines.engine.collector import YOUNGEST, paced_for_sync
+from pipelines.engine.collector import YOUNGEST, freeze_held, paced_for_sync
 
 
 def test_a_sync_collects_less_often_and_leaves_the_settings_as_it_found_them() -> None:
@@ -35,4 +35,15 @@ def test_the_settings_come_back_only_when_the_last_of_concurrent_syncs_ends() ->
     release.set()
     thread.join(timeout=30)
     assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_what_a_sync_imports_is_frozen_with_the_rest_and_let_go_when_it_ends() -> None:
+    with paced_for_sync():
+        at_start = gc.get_freeze_count()
+        imported = [[n] for n in range(10_000)]  # a package's objects, made during the sync
+        freeze_held()
+        assert gc.get_freeze_count() >= at_start + len(imported)
+    assert gc.get_freeze_count() == 0
+    freeze_held()  # outside a sync: nothing is frozen, to be held for ever
     assert gc.get_freeze_count() == 0

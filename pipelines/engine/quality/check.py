@@ -31,6 +31,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from pipelines.engine.collector import freeze_held
 from pipelines.engine.quality.frame import item_frame
 from pipelines.engine.quality.plan import Format, Plan
 from pipelines.engine.quality.suites import (
@@ -120,6 +121,7 @@ def prepare(resources: Iterable[str]) -> threading.Thread | None:
         wall, cpu = time.perf_counter(), time.thread_time()
         for resource in todo:
             _compile(resource, True)
+        freeze_held()  # the import's objects live as long as the process
         prepared.append((time.perf_counter() - wall, time.thread_time() - cpu))
 
     global _preparing

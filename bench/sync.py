@@ -234,10 +234,11 @@ def main() -> None:
               f" first stream {run['streams'][0][2]:.1f}s vs {before['streams'][0][2]:.1f}s")
         if args.baseline_without_quality:
             added = run["seconds"] - before["seconds"]
-            print(f"  the quality checks add {added:.1f}s to the sync: {added / run['seconds']:.1%}"
-                  f" of its time (the quality stage's share of the syncing thread's:"
-                  f" {run['stages']['quality'][0] / run['seconds']:.1%})"
-                  if run["stages"] else "")
+            staged = (f" (the quality stage's share of the syncing thread's:"
+                      f" {run['stages']['quality'][0] / run['seconds']:.1%})"
+                      if run["stages"] else "")
+            print(f"  the quality checks add {added:.1f}s to the sync:"
+                  f" {added / run['seconds']:.1%} of its time{staged}")
 
 
 if __name__ == "__main__":

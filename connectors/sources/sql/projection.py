@@ -10,7 +10,7 @@ each. Timestamp texts are remembered: an export repeats many.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -91,12 +91,7 @@ class _UtcTexts(dict[str, str]):
         if not (minutes[0] in _SIXTY and minutes[1] in _ASCII_DIGITS
                 and seconds[0] in _SIXTY and seconds[1] in _ASCII_DIGITS):
             return None
-        hour_key = text[:13] + text[19:]
-        if hour_key not in self.hours:
-            moment = parse_timestamp(f"{text[:13]}:00:00{text[19:]}", self.tz)
-            hour = None if moment is None else iso(moment)
-            self._remember(hour_key, hour[:13] if hour and hour[13:] == ":00:00+00:00" else None)
-        hour_in_utc = self.hours[hour_key]
+        hour_in_utc = self._hour(text[:13] + text[19:], self._zoned_hour_in_utc)
         return None if hour_in_utc is None else f"{hour_in_utc}:{minutes}:{seconds}+00:00"
 
     def local_whole_hour(self, text: str) -> str | None:
@@ -109,20 +104,28 @@ class _UtcTexts(dict[str, str]):
         if match is None:
             return None
         hour_key, minutes, seconds, fraction = match.groups()
-        if hour_key not in self.hours:
-            self._remember(hour_key, self._local_hour_in_utc(hour_key))
-        hour_in_utc = self.hours[hour_key]
+        hour_in_utc = self._hour(hour_key, self._local_hour_in_utc)
         if hour_in_utc is None:
             return None
         if fraction is None or not fraction.strip("0"):  # no microseconds: none written
             return f"{hour_in_utc}:{minutes}:{seconds}+00:00"
         return f"{hour_in_utc}:{minutes}:{seconds}.{fraction.ljust(6, '0')}+00:00"
 
-    def _remember(self, hour_key: str, hour_in_utc: str | None) -> None:
-        """An hour's answer kept, the hours kept bounded as the texts are."""
-        if len(self.hours) >= _REMEMBERED:
-            self.hours.clear()
-        self.hours[hour_key] = hour_in_utc
+    def _hour(self, hour_key: str, work_out: Callable[[str], str | None]) -> str | None:
+        """An hour's answer, worked out once and remembered (the hours bounded as the texts
+        are)."""
+        if hour_key not in self.hours:
+            if len(self.hours) >= _REMEMBERED:
+                self.hours.clear()
+            self.hours[hour_key] = work_out(hour_key)
+        return self.hours[hour_key]
+
+    def _zoned_hour_in_utc(self, hour_key: str) -> str | None:
+        """``2025-01-04T13+01:00`` -> ``2025-01-04T12``: the hour in UTC of an hour at an
+        offset of whole hours (None when it is not one)."""
+        moment = parse_timestamp(f"{hour_key[:13]}:00:00{hour_key[13:]}", self.tz)
+        hour = None if moment is None else iso(moment)
+        return hour[:13] if hour and hour[13:] == ":00:00+00:00" else None
 
     def _local_hour_in_utc(self, hour_key: str) -> str | None:
         """``2025-01-04 13`` -> ``2025-01-04T12``: the hour in UTC of a local hour when its

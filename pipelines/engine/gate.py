@@ -22,6 +22,7 @@ from pipelines.engine.mappings.base import Item, MappedItem
 from pipelines.engine.quality import Held, HeldTally, check_items
 from pipelines.engine.quality import held as holds
 from pipelines.engine.quality.check import Judged, QualityReport, check_judged, judge
+from pipelines.engine.quality.frame import line_products
 from pipelines.engine.reasons import why
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import StreamReport
@@ -219,16 +220,18 @@ class KnownProducts:
 
     def __call__(self, items: list[MappedItem]) -> dict[str, set[str]] | None:
         """None for items without lines."""
-        wanted: set[str] = set()
+        named: dict[str, set[str]] = {}  # lang -> the products lines in that language name
         for mapped in items:
-            lines = mapped.item.get("products")
-            if not isinstance(lines, list):
-                continue
-            langs = {mapped.item.get("lang") or self.lang, self.lang}
-            wanted.update(f"{line.get('product_id')}|{lang}" for line in lines
-                          if isinstance(line, dict) for lang in langs)
-        if not wanted:
+            products = (mapped.judged.products if isinstance(mapped, PrecheckedItem)
+                        and mapped.judged is not None else line_products(mapped.item))
+            if products:
+                named.setdefault(mapped.item.get("lang") or self.lang, set()).update(products)
+        if not named:
             return None
+        # each in its item's language, and in the source's
+        wanted = {f"{product}|{self.lang}" for product in set().union(*named.values())}
+        wanted.update(f"{product}|{lang}" for lang, products in named.items()
+                      if lang != self.lang for product in products)
         if missing := wanted - self._looked_up:
             found = self.state.states(self.source, "products", sorted(missing))
             self._known.update(key.split("|", 1)[0] for key, (_, status) in found.items()

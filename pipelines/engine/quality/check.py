@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from pipelines.engine.collector import freeze_held
-from pipelines.engine.quality.frame import item_frame
+from pipelines.engine.quality.frame import item_frame, line_products
 from pipelines.engine.quality.plan import Format, Plan
 from pipelines.engine.quality.suites import (
     Rule,
@@ -189,12 +189,13 @@ Outcomes = dict[str, tuple[list[str], str | None]]
 
 
 def _run(compiled: _Compiled, items: Sequence[tuple[str, Mapping[str, Any]]],
-         known: Mapping[str, set[str]] | None, names: Collection[str]) -> Outcomes:
+         known: Mapping[str, set[str]] | None, names: Collection[str],
+         lines: Sequence[tuple[str, ...] | None] | None = None) -> Outcomes:
     """The rules ``names`` on ``items``, on a frame of the columns they read."""
     if not names:
         return {}
     columns = frozenset(c for name in names for c in compiled.rules[name].columns)
-    frame = item_frame(compiled.suite, items, known, columns)
+    frame = item_frame(compiled.suite, items, known, columns, lines)
     return {rule.name: (keys, error) for rule, keys, error in _validate(compiled, frame, names)}
 
 
@@ -232,6 +233,9 @@ class Judged:
     broke: tuple[str, ...]
     errors: Mapping[str, str]
     seconds: float
+    #: the product ids its lines name (``frame.line_products``): what the run's rule on
+    #: known products reads of it
+    products: tuple[str, ...] | None = None
 
 
 #: suites not planned yet (``judge`` never waits for the import)
@@ -262,6 +266,9 @@ def judge(resource: str, items: Sequence[Mapping[str, Any]]) -> list[Judged] | N
         for row in rows:
             broke.setdefault(int(row), []).append(name)
     seconds = (time.perf_counter() - started) / len(items)
+    if compiled.suite.shape.lines:
+        return [Judged(tuple(broke.get(row, ())), errors, seconds, line_products(item))
+                for row, item in enumerate(items)]
     clean = Judged((), errors, seconds)
     return [Judged(tuple(broke[row]), errors, seconds) if row in broke else clean
             for row in range(len(items))]
@@ -293,7 +300,8 @@ def check_judged(
         outcomes[name] = (outcomes[name][0], error)
     outcomes.update(_run(compiled, [(key, item) for key, item, _ in items], known, [
         name for name, rule in compiled.rules.items()
-        if rule.needs is not None and known is not None and rule.needs in known]))
+        if rule.needs is not None and known is not None and rule.needs in known],
+        [judged.products for _, _, judged in items] if compiled.suite.shape.lines else None))
     return _report(compiled, len(items), outcomes,
                    judged_seconds + time.perf_counter() - started)
 

@@ -78,6 +78,6 @@ async def send(
                               other.item)
             )
 
-    await writer.write_all((o.payload for o in pending.values() if o.payload is not None),
+    await writer.write_all([o.payload for o in pending.values() if o.payload is not None],
                            on_batch=collect)
     return outcomes

@@ -63,6 +63,28 @@ def test_secrets_are_hidden_until_the_client_is_closed_or_dropped() -> None:
     assert _REDACT.secrets["hidden-while-open"] == 0
 
 
+def test_each_path_goes_to_its_address_on_the_base_url_however_many_paths_a_client_asks(
+) -> None:
+    asked: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(str(request.url))
+        return httpx.Response(200, json={})
+
+    web = client(answer)
+    paths = ["orders", "/orders", *(f"orders/{n}" for n in range(300)), "orders"]
+
+    async def run() -> None:
+        for path in paths:
+            await web.send("GET", path, params={"page": 2} if path == "/orders" else None)
+        await web.aclose()
+
+    asyncio.run(run())
+    assert asked[:2] == ["https://api.example/v1/orders", "https://api.example/v1/orders?page=2"]
+    assert asked[2:] == [f"https://api.example/v1/orders/{n}" for n in range(300)] + [
+        "https://api.example/v1/orders"]
+
+
 def test_throttled_answers_are_asked_again_without_spending_the_policys_attempts() -> None:
     answers = [httpx.Response(200, json={"throttled": True})] * 5 + [
         httpx.Response(503), httpx.Response(200, json={"throttled": False})]

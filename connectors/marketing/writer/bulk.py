@@ -18,6 +18,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
+from itertools import islice
 from typing import Any, Literal
 
 import orjson
@@ -66,13 +67,25 @@ def _halvings(batch: list[Item], splits: int) -> tuple[int, ...]:
     return (splits,) * len(batch) if splits else ()
 
 
-async def _aiter(items: Iterable[Item] | AsyncIterable[Item]) -> AsyncIterator[Item]:
+async def _batches(
+    items: Iterable[Item] | AsyncIterable[Item], size: int
+) -> AsyncIterator[list[Item]]:
+    """``items`` cut into lists of ``size`` (the last may be shorter), each read when asked
+    for; a plain iterable is cut with ``islice`` rather than stepped item by item through
+    an async generator, which costs more than the item's share of its request."""
     if isinstance(items, AsyncIterable):
+        batch: list[Item] = []
         async for item in items:
-            yield item
+            batch.append(item)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
     else:
-        for item in items:
-            yield item
+        iterator = iter(items)
+        while batch := list(islice(iterator, size)):
+            yield batch
 
 
 class BulkWriter:
@@ -237,13 +250,7 @@ class BulkWriter:
             task.add_done_callback(tasks.discard)
 
         try:
-            batch: list[Item] = []
-            async for item in _aiter(items):
-                batch.append(item)
-                if len(batch) >= self.batch_size:
-                    await launch(batch)
-                    batch = []
-            if batch:
+            async for batch in _batches(items, self.batch_size):
                 await launch(batch)
             while tasks:
                 await asyncio.wait(set(tasks))

@@ -31,7 +31,7 @@ from connectors.http.breaker import CircuitBreaker
 from connectors.http.lanes import LanePool
 from connectors.http.pacing import Pacer, Pacing
 from connectors.http.redact import hide, unhide
-from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, async_retrying
+from connectors.http.retry import RETRY_STATUSES, RetryPolicy, TransientHTTPError, retried
 from connectors.http.tls import tls_context
 
 log = logging.getLogger("shopsync.http")
@@ -162,18 +162,17 @@ class HttpClient:
         self.stats.requests += 1
         pace = pace or self.pacer.wait
         read = read or (lambda response: self._read(method, path, response))
+
+        async def attempt() -> Any:
+            await pace()
+            return read(await self._attempt(method, path, params, content, headers, auth))
+
         try:
-            async for attempt in async_retrying(self.retry, idempotent=idempotent,
-                                                breaker=self.breaker):
-                with attempt:
-                    await pace()
-                    response = await self._attempt(method, path, params, content, headers, auth)
-                    return read(response)
+            return await retried(self.retry, attempt, idempotent=idempotent, breaker=self.breaker)
         except TransientHTTPError as exc:
             raise self._gave_up(method, path, exc.response) from None
         except httpx.TransportError as exc:
             raise self._network_error(method, path, exc) from None
-        raise AssertionError("unreachable: the retry loop returns or raises")
 
     async def _attempt(self, method: str, path: str, params: Any, content: bytes | None,
                        headers: Mapping[str, str] | None, auth: Any) -> httpx.Response:

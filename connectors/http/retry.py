@@ -21,6 +21,9 @@ policy's bounds count from the last throttled answer.
 
 The same policy object bounds a blocking retry of something other than HTTP
 (:func:`retrying`): a loop that would otherwise be written again by hand.
+
+:func:`retried` is the loop the clients' requests run in: the same decisions, with the
+first attempt made before any loop is built (most requests need no second).
 """
 
 from __future__ import annotations

@@ -21,6 +21,9 @@ policy's bounds count from the last throttled answer.
 
 The same policy object bounds a blocking retry of something other than HTTP
 (:func:`retrying`): a loop that would otherwise be written again by hand.
+
+:func:`retried` is the loop the clients' requests run in: the same decisions, with the
+first attempt made before any loop is built (most requests need no second).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import tenacity
@@ -38,6 +41,8 @@ import tenacity
 from connectors.http.breaker import CircuitBreaker
 
 log = logging.getLogger("shopsync.http")
+
+T = TypeVar("T")
 
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 #: answers that say the request was not processed, so even a non-idempotent one may be resent
@@ -221,6 +226,31 @@ def async_retrying(
         options["sleep"] = policy.sleep
     options.update(overrides)
     return tenacity.AsyncRetrying(**options)
+
+
+async def retried(
+    policy: RetryPolicy,
+    attempt: Callable[[], Awaitable[T]],
+    *,
+    idempotent: bool = True,
+    breaker: CircuitBreaker | None = None,
+) -> T:
+    """``attempt()`` under ``policy``, as in an ``async_retrying`` loop. Most requests are
+    answered at once, and building that loop and stepping into it costs about 14 µs a
+    request: the first attempt runs outside it, and only when it raises does the loop
+    start, with that failure as its first attempt, timed from when that attempt began."""
+    started = time.monotonic()  # what tenacity times a loop from
+    try:
+        return await attempt()
+    except Exception as exc:  # noqa: BLE001 - the loop decides, as it would have
+        failed: Exception | None = exc
+    async for trial in async_retrying(policy, idempotent=idempotent, breaker=breaker):
+        with trial:
+            if failed is not None:
+                trial.retry_state.start_time, replayed, failed = started, failed, None
+                raise replayed
+            return await attempt()
+    raise AssertionError("unreachable: the retry loop returns or raises")
 
 
 def retrying(policy: RetryPolicy, retry_on: Callable[[BaseException], bool]) -> tenacity.Retrying:

@@ -359,7 +359,7 @@ class StreamSync:
         return await send(self.client, resource, pending, concurrency=tuning.concurrency,
                           min_concurrency=tuning.min_concurrency,
                           max_concurrency=tuning.max_concurrency,
-                          on_status=lambda status: report.add(resource, status))
+                          on_status=lambda status, n: report.add(resource, status, n))
 
     async def _delete_unseen(self, stream: str, seen: set[str], report: StreamReport,
                              dry_run: bool) -> None:

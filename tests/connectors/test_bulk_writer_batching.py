@@ -14,9 +14,9 @@ import pytest
 
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.samples import sample_item
-from connectors.marketing.writer import BulkWriter
+from connectors.marketing.writer import BatchOutcome, BulkWriter, ItemOutcome, WriteSummary
 from sandbox.marketing.settings import DEFAULT_KEY
-from tests.connectors.writer_support import by_key, customer, push, sandbox_stats
+from tests.connectors.writer_support import FAST, by_key, customer, push, sandbox_stats
 
 # batching -------------------------------------------------------------------------------
 
@@ -104,3 +104,48 @@ def test_update_mode_rejects_unknown_ids(sandbox, fresh_key):
     rejected = {k for k, o in found.items() if o.status == "rejected"}
     assert rejected == {f"c{i}" for i in range(10, 15)}
     assert "no item with customer_id 'c12'" in found["c12"].errors[0]
+
+
+# a batch at a time ------------------------------------------------------------------------
+
+
+def test_a_batch_at_a_time_names_only_the_items_not_accepted(sandbox, fresh_key):
+    items = [customer(i) for i in range(60)]
+    items[3] = customer(3, email="not-an-email")
+    items[51] = customer(51, is_opt_in="yes")
+
+    async def run() -> list[BatchOutcome]:
+        async with MarketingClient(sandbox.base_url, fresh_key(), retry=FAST) as client:
+            writer = BulkWriter(client, "customers", concurrency=1)
+            return [batch async for batch in writer.write_batches(items)]
+
+    first, second = sorted(asyncio.run(run()), key=lambda batch: batch.batch)
+
+    assert (first.batch, second.batch) == (0, 1)
+    assert first.items == items[:50] and second.items == items[50:]
+    assert {i: (o.key, o.status) for i, o in first.refused.items()} == {3: ("c3", "rejected")}
+    assert {i: (o.key, o.status) for i, o in second.refused.items()} == {1: ("c51", "rejected")}
+    assert first.refused[3].item is items[3]
+    assert (first.accepted, second.accepted) == (49, 9)
+    assert list(second.counts().items()) == [("accepted", 9), ("rejected", 1)]
+    assert second.keys() == [f"c{i}" for i in range(50, 60)]
+
+
+def test_a_batchs_outcomes_are_those_write_yields_item_by_item(sandbox, fresh_key):
+    items = [customer(i) for i in range(60)]
+    items[7] = customer(7, email="not-an-email")
+    batches: list[BatchOutcome] = []
+
+    async def run() -> tuple[WriteSummary, list[ItemOutcome]]:
+        async with MarketingClient(sandbox.base_url, fresh_key(), retry=FAST) as client:
+            summary = await BulkWriter(client, "customers").write_all(
+                items, on_batch=batches.append)
+            again = [o async for o in BulkWriter(client, "customers").write(items)]
+        return summary, again
+
+    summary, again = asyncio.run(run())
+
+    outcomes = [o for batch in batches for o in batch.outcomes()]
+    assert sorted(outcomes, key=repr) == sorted(again, key=repr)
+    assert (summary.accepted, summary.rejected, summary.failed) == (59, 1, 0)
+    assert next(o for o in outcomes if o.key == "c8") == ItemOutcome("c8", "accepted", batch=0)

@@ -15,9 +15,18 @@ from collections import Counter
 import httpx
 import pytest
 
+from connectors.marketing.client import MarketingClient
 from connectors.marketing.errors import AuthenticationError, ClientConfigError, RequestRejected
+from connectors.marketing.writer import BatchOutcome, BulkWriter
 from sandbox.marketing.settings import DEFAULT_KEY
-from tests.connectors.writer_support import CountingItems, by_key, customer, push, sandbox_stats
+from tests.connectors.writer_support import (
+    FAST,
+    CountingItems,
+    by_key,
+    customer,
+    push,
+    sandbox_stats,
+)
 
 # whole-batch refusals -------------------------------------------------------------------
 
@@ -116,6 +125,25 @@ def test_a_whole_batch_400_is_split_and_indexes_map_to_the_halves():
     }
     assert Counter(o.status for o in outcomes) == {"accepted": 45, "rejected": 5}
     assert writer.splits >= 5
+
+
+def test_a_halved_batch_comes_back_whole_each_item_saying_how_often_its_part_was_halved():
+    items = [customer(i) for i in range(8)]
+    items[5] = customer(5, poison=True)
+
+    async def run() -> list[BatchOutcome]:
+        async with MarketingClient("http://127.0.0.1:9/v1", DEFAULT_KEY, retry=FAST,
+                                   transport=fake_api(400)) as client:
+            writer = BulkWriter(client, "customers", batch_size=8)
+            return [batch async for batch in writer.write_batches(items)]
+
+    [batch] = asyncio.run(run())
+
+    assert batch.items == items
+    assert batch.splits == (1, 1, 1, 1, 3, 3, 2, 2)  # 8 → 4 → 2 → 1: item 5 alone at last
+    assert list(batch.refused) == [5]
+    assert batch.refused[5].splits == 3
+    assert [o.splits for o in batch.outcomes()] == list(batch.splits)
 
 
 def test_a_4xx_about_the_request_itself_stops_the_run():

@@ -63,6 +63,28 @@ def test_secrets_are_hidden_until_the_client_is_closed_or_dropped() -> None:
     assert _REDACT.secrets["hidden-while-open"] == 0
 
 
+def test_each_path_goes_to_its_address_on_the_base_url_however_many_paths_a_client_asks(
+) -> None:
+    asked: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(str(request.url))
+        return httpx.Response(200, json={})
+
+    web = client(answer)
+    paths = ["orders", "/orders", *(f"orders/{n}" for n in range(300)), "orders"]
+
+    async def run() -> None:
+        for path in paths:
+            await web.send("GET", path, params={"page": 2} if path == "/orders" else None)
+        await web.aclose()
+
+    asyncio.run(run())
+    assert asked[:2] == ["https://api.example/v1/orders", "https://api.example/v1/orders?page=2"]
+    assert asked[2:] == [f"https://api.example/v1/orders/{n}" for n in range(300)] + [
+        "https://api.example/v1/orders"]
+
+
 def test_throttled_answers_are_asked_again_without_spending_the_policys_attempts() -> None:
     answers = [httpx.Response(200, json={"throttled": True})] * 5 + [
         httpx.Response(503), httpx.Response(200, json={"throttled": False})]
@@ -86,6 +108,61 @@ def test_throttled_answers_are_asked_again_without_spending_the_policys_attempts
 
     assert asyncio.run(run()) == {"throttled": False}
     assert len(paced) == web.requests == 7  # 5 throttled, then the policy's 2 attempts
+
+
+class SlowlyFailing(httpx.AsyncBaseTransport):
+    """Answers 503 after ``seconds``, then 200 once it has failed ``failures`` times."""
+
+    def __init__(self, seconds: float, failures: int) -> None:
+        self.seconds, self.failures, self.asked = seconds, failures, 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.asked += 1
+        if self.asked > self.failures:
+            return httpx.Response(200, json={"ok": True})
+        await asyncio.sleep(self.seconds)
+        return httpx.Response(503)
+
+
+class ShopError(Exception):
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ShopClient(HttpClient):
+    error = ShopError
+
+
+def asked_until_answered(transport: SlowlyFailing, policy: RetryPolicy) -> Any:
+    web = ShopClient("https://api.example/v1", timeout=httpx.Timeout(5), headers={},
+                     transport=transport, retry=policy)
+
+    async def run() -> Any:
+        try:
+            return await web.send("GET", "orders")
+        finally:
+            await web.aclose()
+
+    return asyncio.run(run())
+
+
+def test_a_request_that_fails_at_first_is_retried_under_the_policy() -> None:
+    transport = SlowlyFailing(0.0, failures=2)
+    policy = RetryPolicy(max_attempts=3, sleep=_no_wait)
+    assert asked_until_answered(transport, policy) == {"ok": True}
+    assert transport.asked == 3
+    with pytest.raises(ShopError, match="still answered 503 after retries"):
+        asked_until_answered(SlowlyFailing(0.0, failures=3), policy)
+
+
+def test_the_policys_time_bound_counts_from_the_first_attempt() -> None:
+    transport = SlowlyFailing(0.3, failures=1)
+    policy = RetryPolicy(max_attempts=5, max_total=0.2, initial_backoff=0.001, jitter=0,
+                         sleep=_no_wait)
+    with pytest.raises(ShopError, match="still answered 503 after retries"):
+        asked_until_answered(transport, policy)
+    assert transport.asked == 1
 
 
 def test_the_blocking_loop_retries_what_it_is_told_under_the_policys_bounds() -> None:

@@ -7,6 +7,10 @@
         async for outcome in writer.write(items):      # or: await writer.write_all(items)
             ledger.record(outcome.key, outcome.status, outcome.errors)
 
+A consumer that takes a batch's outcomes at once (``write_batches``, or ``write_all``'s
+``on_batch``) gets a ``BatchOutcome``: the items as sent and an outcome for each one not
+accepted, with no object per accepted item.
+
 ``bulk.py`` cuts and sends batches, ``pacing.py`` decides how many are in flight (AIMD, from ``concurrency`` up to
 ``max_concurrency``),
 ``outcomes.py`` holds what comes back.
@@ -15,11 +19,13 @@
 from connectors.marketing.writer.bulk import MAX_CONCURRENCY, SPLIT_STATUSES, BulkWriter
 from connectors.marketing.writer.outcomes import (
     STATUSES,
+    BatchOutcome,
     ItemOutcome,
     LimitChange,
     Status,
     WriteSummary,
     item_key,
+    item_keys,
 )
 from connectors.marketing.writer.pacing import AdaptiveLimiter, Aimd, BatchSignal
 
@@ -29,6 +35,7 @@ __all__ = [
     "STATUSES",
     "AdaptiveLimiter",
     "Aimd",
+    "BatchOutcome",
     "BatchSignal",
     "BulkWriter",
     "ItemOutcome",
@@ -36,4 +43,5 @@ __all__ = [
     "Status",
     "WriteSummary",
     "item_key",
+    "item_keys",
 ]

@@ -1,5 +1,6 @@
 """The bulk writer: any number of items of one resource, pushed in batches with several
-requests in flight, and one outcome per item.
+requests in flight, and one outcome per item (or per batch, for a consumer that takes a
+batch's outcomes at once: ``write_batches``).
 
     input ──▶ batches of the resource's max ──▶ N requests in flight ──▶ outcomes
                 (one being filled)              (AIMD; retries: the transport's)
@@ -17,6 +18,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
+from itertools import islice
 from typing import Any, Literal
 
 import orjson
@@ -25,7 +27,13 @@ from connectors.marketing.client import MarketingClient
 from connectors.marketing.errors import RequestRejected, TransientError
 from connectors.marketing.models import BulkResult
 from connectors.marketing.resources import SYNC_RESOURCES
-from connectors.marketing.writer.outcomes import ItemOutcome, LimitChange, WriteSummary, item_key
+from connectors.marketing.writer.outcomes import (
+    BatchOutcome,
+    ItemOutcome,
+    LimitChange,
+    WriteSummary,
+    item_key,
+)
 from connectors.marketing.writer.pacing import AdaptiveLimiter, Aimd, BatchSignal
 
 log = logging.getLogger("shopsync.writer")
@@ -49,15 +57,35 @@ class _Fatal:
 
 
 _END = object()
+#: what became of a batch, or of a part of it: index -> the outcome of each item not
+#: accepted, and how many times each item's part was halved (empty: never)
+_Settled = tuple[dict[int, ItemOutcome], tuple[int, ...]]
 
 
-async def _aiter(items: Iterable[Item] | AsyncIterable[Item]) -> AsyncIterator[Item]:
+def _halvings(batch: list[Item], splits: int) -> tuple[int, ...]:
+    """How many times each item of ``batch`` was halved: ``splits`` each, or () for none."""
+    return (splits,) * len(batch) if splits else ()
+
+
+async def _batches(
+    items: Iterable[Item] | AsyncIterable[Item], size: int
+) -> AsyncIterator[list[Item]]:
+    """``items`` cut into lists of ``size`` (the last may be shorter), each read when asked
+    for; a plain iterable is cut with ``islice`` rather than stepped item by item through
+    an async generator, which costs more than the item's share of its request."""
     if isinstance(items, AsyncIterable):
+        batch: list[Item] = []
         async for item in items:
-            yield item
+            batch.append(item)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
     else:
-        for item in items:
-            yield item
+        iterator = iter(items)
+        while batch := list(islice(iterator, size)):
+            yield batch
 
 
 class BulkWriter:
@@ -150,15 +178,20 @@ class BulkWriter:
         self,
         items: Iterable[Item] | AsyncIterable[Item],
         on_outcome: Callable[[ItemOutcome], None] | None = None,
+        on_batch: Callable[[BatchOutcome], None] | None = None,
     ) -> WriteSummary:
-        """Write everything and keep only counts (``on_outcome`` sees each outcome)."""
+        """Write everything and keep only counts (``on_outcome`` sees each outcome;
+        ``on_batch`` each batch's at once, with no object per accepted item)."""
         summary = WriteSummary()
         started = time.perf_counter()
-        async with aclosing(self.write(items)) as outcomes:
-            async for outcome in outcomes:
-                summary.count(outcome)
+        async with aclosing(self.write_batches(items)) as batches:
+            async for batch in batches:
+                summary.count_batch(batch)
+                if on_batch is not None:
+                    on_batch(batch)
                 if on_outcome is not None:
-                    on_outcome(outcome)
+                    for outcome in batch.outcomes():
+                        on_outcome(outcome)
         summary.elapsed = time.perf_counter() - started
         summary.batches, summary.requests, summary.splits = self.batches, self.requests, self.splits
         summary.peak_in_flight = self.peak_in_flight
@@ -174,6 +207,16 @@ class BulkWriter:
         early is fine; close the generator (``contextlib.aclosing``) so that the batches in
         flight are cancelled at once rather than when it is garbage-collected.
         """
+        async with aclosing(self.write_batches(items)) as batches:
+            async for batch in batches:
+                for outcome in batch.outcomes():
+                    yield outcome
+
+    async def write_batches(
+        self, items: Iterable[Item] | AsyncIterable[Item]
+    ) -> AsyncGenerator[BatchOutcome, None]:
+        """Yield what became of each batch, as answers come: ``write`` without an object per
+        accepted item. The next batch is read once the consumer asks for the one after."""
         self._reset()
         done: asyncio.Queue[Any] = asyncio.Queue()
         tasks: set[asyncio.Task[None]] = set()
@@ -185,8 +228,7 @@ class BulkWriter:
                     break
                 if isinstance(entry, _Fatal):
                     raise entry.error
-                for outcome in entry:
-                    yield outcome
+                yield entry
                 # only now may another batch be read: the consumer has taken this one
                 self.limiter.release()
         finally:
@@ -208,13 +250,7 @@ class BulkWriter:
             task.add_done_callback(tasks.discard)
 
         try:
-            batch: list[Item] = []
-            async for item in _aiter(items):
-                batch.append(item)
-                if len(batch) >= self.batch_size:
-                    await launch(batch)
-                    batch = []
-            if batch:
+            async for batch in _batches(items, self.batch_size):
                 await launch(batch)
             while tasks:
                 await asyncio.wait(set(tasks))
@@ -225,15 +261,15 @@ class BulkWriter:
 
     async def _run_batch(self, batch: list[Item], number: int, done: asyncio.Queue[Any]) -> None:
         try:
-            outcomes = await self._settle(batch, number, 0)
+            refused, splits = await self._settle(batch, number, 0)
         except Exception as exc:  # noqa: BLE001 - what stops the run, raised to the consumer
             done.put_nowait(_Fatal(exc))
         else:
-            done.put_nowait(outcomes)
+            done.put_nowait(BatchOutcome(self.resource, number, batch, refused, splits))
 
-    async def _settle(self, batch: list[Item], number: int, splits: int) -> list[ItemOutcome]:
-        """Send ``batch`` and turn the answer into outcomes, halving it when it is refused
-        whole; raises what must stop the run."""
+    async def _settle(self, batch: list[Item], number: int, splits: int) -> _Settled:
+        """Send ``batch`` and read the answer, halving the batch when it is refused whole;
+        raises what must stop the run."""
         stats = self.client.stats
         before = (stats.throttled, stats.server_errors + stats.network_errors)
         started = self.clock()
@@ -248,7 +284,7 @@ class BulkWriter:
             result = await self._send(self.resource.name, batch, parent_id=self.parent_id)
             failed = False
         except TransientError as exc:
-            return [self._outcome(i, "failed", (str(exc),), number, splits) for i in batch]
+            return self._all(batch, "failed", (str(exc),), number, splits)
         except RequestRejected as exc:
             if exc.status_code not in SPLIT_STATUSES:
                 raise
@@ -269,18 +305,32 @@ class BulkWriter:
                 ))
         if refused is not None:
             if len(batch) == 1:
-                return [self._outcome(batch[0], "rejected", tuple(refused), number, splits)]
-            self.splits += 1
-            half = len(batch) // 2
-            first = await self._settle(batch[:half], number, splits + 1)
-            return first + await self._settle(batch[half:], number, splits + 1)
-        return self._map(result, batch, number, splits)
+                return self._all(batch, "rejected", tuple(refused), number, splits)
+            return await self._halved(batch, number, splits)
+        return self._map(result, batch, number, splits), _halvings(batch, splits)
+
+    async def _halved(self, batch: list[Item], number: int, splits: int) -> _Settled:
+        """Each half of a batch refused whole, settled in turn."""
+        self.splits += 1
+        half = len(batch) // 2
+        first, first_splits = await self._settle(batch[:half], number, splits + 1)
+        second, second_splits = await self._settle(batch[half:], number, splits + 1)
+        first.update((half + index, outcome) for index, outcome in second.items())
+        return first, first_splits + second_splits
+
+    def _all(self, batch: list[Item], status: Literal["rejected", "failed"],
+             errors: tuple[str, ...], number: int, splits: int) -> _Settled:
+        """One outcome for every item of ``batch``: none was accepted."""
+        outcomes = {index: self._outcome(item, status, errors, number, splits)
+                    for index, item in enumerate(batch)}
+        return outcomes, _halvings(batch, splits)
 
     def _map(
         self, result: BulkResult, batch: list[Item], number: int, splits: int
-    ) -> list[ItemOutcome]:
-        """Outcomes of an answered batch: ``rejected_items[].index`` points into ``batch``,
-        the list actually sent (after any splits); every other item was accepted."""
+    ) -> dict[int, ItemOutcome]:
+        """The outcomes of the items an answered batch refused: ``rejected_items[].index``
+        points into ``batch``, the list actually sent (after any splits); every other item
+        was accepted, and gets no object of its own."""
         errors: dict[int, list[str]] = {}
         for rejected in result.rejected_items:
             if 0 <= rejected.index < len(batch):
@@ -295,12 +345,8 @@ class BulkWriter:
                 "the API counted %d of %d %s accepted but listed %d rejected",
                 result.sent_count, len(batch), self.resource.name, len(errors),
             )
-        return [
-            self._outcome(item, "rejected", tuple(errors[i]), number, splits)
-            if i in errors
-            else ItemOutcome(item_key(self.resource, item), "accepted", batch=number, splits=splits)
-            for i, item in enumerate(batch)
-        ]
+        return {index: self._outcome(batch[index], "rejected", tuple(reasons), number, splits)
+                for index, reasons in errors.items()}
 
     def _outcome(
         self, item: Item, status: Literal["rejected", "failed"], errors: tuple[str, ...],

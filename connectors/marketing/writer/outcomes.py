@@ -1,8 +1,9 @@
-"""What the bulk writer reports: one outcome per item, and a summary of a whole run."""
+"""What the bulk writer reports: one outcome per item (or a batch's at once), and a summary
+of a whole run."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -26,6 +27,18 @@ def item_key(resource: SyncResource, item: Any) -> Hashable:
     if len(fields) == 1:
         return get(fields[0])
     return tuple(get(name) for name in fields)
+
+
+def item_keys(resource: SyncResource, items: Sequence[Any]) -> list[Hashable]:
+    """``item_key`` of each of ``items``, in order: one pass over a batch, where a call per
+    item costs as much as the look-ups themselves."""
+    fields = resource.key_fields
+    if len(fields) == 1:
+        name = fields[0]
+        return [item.get(name) if type(item) is dict else item_key(resource, item)
+                for item in items]
+    return [tuple(map(item.get, fields)) if type(item) is dict else item_key(resource, item)
+            for item in items]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +65,53 @@ class ItemOutcome:
     item: Mapping[str, Any] | None = field(default=None, repr=False)
     batch: int = 0
     splits: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOutcome:
+    """What became of one batch's items, taken at once: the items as sent and an
+    ``ItemOutcome`` for each one not accepted; every other item was accepted. Most items of
+    a run are accepted, and an object for each of them is what a consumer that takes a
+    batch at a time does without.
+
+    ``outcomes()`` gives the ``ItemOutcome`` of every item, as ``BulkWriter.write`` yields
+    them (in the batch's order).
+    """
+
+    resource: SyncResource
+    batch: int
+    items: Sequence[Mapping[str, Any]]
+    #: index in ``items`` -> the outcome of an item that was not accepted
+    refused: Mapping[int, ItemOutcome] = field(default_factory=dict)
+    #: per item, how many times its part of the batch was halved; empty when it never was
+    splits: tuple[int, ...] = ()
+
+    @property
+    def accepted(self) -> int:
+        return len(self.items) - len(self.refused)
+
+    def keys(self) -> list[Hashable]:
+        """The ``item_key`` of each item, in order."""
+        return item_keys(self.resource, self.items)
+
+    def counts(self) -> dict[Status, int]:
+        """How many items took each status, in the order the statuses first appear."""
+        refused = self.refused
+        if not refused:
+            return {"accepted": len(self.items)}
+        counts: dict[Status, int] = {}
+        for index in range(len(self.items)):
+            status = refused[index].status if index in refused else "accepted"
+            counts[status] = counts.get(status, 0) + 1
+        return counts
+
+    def outcomes(self) -> list[ItemOutcome]:
+        refused, splits, number = self.refused, self.splits, self.batch
+        return [
+            refused[index] if index in refused
+            else ItemOutcome(key, "accepted", batch=number, splits=splits[index] if splits else 0)
+            for index, key in enumerate(self.keys())
+        ]
 
 
 class LimitChange(NamedTuple):
@@ -86,4 +146,19 @@ class WriteSummary:
         return self.total / self.elapsed if self.elapsed > 0 else 0.0
 
     def count(self, outcome: ItemOutcome) -> None:
-        setattr(self, outcome.status, getattr(self, outcome.status) + 1)
+        self.add(outcome.status)
+
+    def count_batch(self, batch: BatchOutcome) -> None:
+        for status, n in batch.counts().items():
+            self.add(status, n)
+
+    def add(self, status: Status, n: int = 1) -> None:
+        """``n`` more items of ``status`` (no ``setattr``: it costs more than the sum)."""
+        if status == "accepted":
+            self.accepted += n
+        elif status == "rejected":
+            self.rejected += n
+        elif status == "failed":
+            self.failed += n
+        else:
+            raise ValueError(f"unknown status {status!r}")

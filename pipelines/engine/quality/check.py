@@ -36,7 +36,7 @@ import threading
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pipelines.engine.collector import freeze_held
 from pipelines.engine.quality.frame import item_frame, line_products
@@ -223,12 +223,12 @@ def check_items(
     return _report(compiled, len(items), outcomes, time.perf_counter() - started)
 
 
-@dataclass(frozen=True, slots=True)
-class Judged:
+class Judged(NamedTuple):
     """The suite's verdict on one item, found where it was read, in a batch of the items
     read beside it (``judge``): the rules it broke, blocking or not; the rules GX could not
     evaluate on that batch, with why (shared by the batch's items); and its share of the
-    batch's time."""
+    batch's time. A tuple: a page's verdicts are unpickled in a seventh of a dataclass's
+    time."""
 
     broke: tuple[str, ...]
     errors: Mapping[str, str]

@@ -15,6 +15,7 @@ two: figures of one run, taken at the same load. ``--read-process`` reads and ma
 streams in a process of their own (``tuning.read_process``), in this checkout's run only:
 with ``--baseline`` of this same checkout, the two ways side by side;
 ``--baseline-read-process`` makes the baseline read in a process too.
+``--repeat N`` runs N such pairs, one after the other, and prints the medians.
 ``--baseline-without-quality`` makes the baseline skip the quality checks (its suites, their
 plans and great-expectations' import, and the known-products look-ups): with ``--baseline``
 of this same checkout, what the checks add to a sync's time, measured as the difference of
@@ -23,7 +24,7 @@ its pages about half the time, and checks while the read process reads on).
 
     python bench/sync.py [--source woocommerce|sql|files] [--orders 100000]
         [--customers 2000] [--products 500] [--baseline DIR] [--read-process]
-        [--baseline-read-process] [--baseline-without-quality]
+        [--baseline-read-process] [--baseline-without-quality] [--repeat N]
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import functools
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -216,17 +218,29 @@ def main() -> None:
                         help="the baseline reads and maps in a process of its own too")
     parser.add_argument("--baseline-without-quality", action="store_true",
                         help="the baseline skips the quality checks")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="with --baseline: N pairs of runs, alternating, and the medians")
     parser.add_argument("--without-quality", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # for --baseline
     args = parser.parse_args()
     if args.without_quality:
         without_quality()
-    before = baseline(args.baseline, args) if args.baseline else None
-    run = measure(args.source, args.orders, args.customers, args.products,
-                  read_process=args.read_process)
-    if args.json:
-        Path(args.json).write_text(json.dumps(run))
-        return
+    pairs = []
+    for _ in range(max(1, args.repeat) if args.baseline else 1):
+        before = baseline(args.baseline, args) if args.baseline else None
+        run = measure(args.source, args.orders, args.customers, args.products,
+                      read_process=args.read_process)
+        if args.json:
+            Path(args.json).write_text(json.dumps(run))
+            return
+        compare(before, run, args)
+        pairs.append((before, run))
+    if len(pairs) > 1:
+        medians(pairs, args)
+
+
+def compare(before: dict[str, Any] | None, run: dict[str, Any], args: argparse.Namespace) -> None:
+    """The reports of one pair of runs, and how they compare."""
     if before is not None:
         report(before, f"baseline ({args.baseline}"
                f"{', without quality checks' if args.baseline_without_quality else ''})")
@@ -243,6 +257,25 @@ def main() -> None:
             print(f"  the quality checks add {added:.1f}s to the sync:"
                   f" {added / run['seconds']:.1%} of its time{staged}")
 
+
+def medians(pairs: list[tuple[Any, dict[str, Any]]], args: argparse.Namespace) -> None:
+    """Over pairs run one after the other: one run of a pair against the other varies less
+    than runs an hour apart, so the pairs' median says more than any one pair."""
+    def rate(run: dict[str, Any]) -> float:
+        return sum(s[1] for s in run["streams"]) / run["seconds"]
+
+    print(f"over {len(pairs)} pairs, alternating:")
+    print(f"  records/s: baseline {', '.join(f'{rate(b):.0f}' for b, _ in pairs)} (median"
+          f" {statistics.median(rate(b) for b, _ in pairs):.0f}); this checkout"
+          f" {', '.join(f'{rate(r):.0f}' for _, r in pairs)} (median"
+          f" {statistics.median(rate(r) for _, r in pairs):.0f})")
+    ratios = [b["seconds"] / r["seconds"] for b, r in pairs]
+    print(f"  ratio to the baseline: {', '.join(f'{x:.2f}x' for x in ratios)}; median"
+          f" {statistics.median(ratios):.2f}x")
+    if args.baseline_without_quality:
+        shares = [(r["seconds"] - b["seconds"]) / r["seconds"] for b, r in pairs]
+        print(f"  the quality checks add {', '.join(f'{x:.1%}' for x in shares)} of the"
+              f" sync's time; median {statistics.median(shares):.1%}")
 
 if __name__ == "__main__":
     main()

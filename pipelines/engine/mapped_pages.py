@@ -142,26 +142,18 @@ class JudgedPages:
     def flush(self) -> list[Packed]:
         """The pages held, judged as one batch per resource."""
         pages, self._pages, self._held = self._pages, [], 0
-        #: resource -> (key, hash) -> where the item stands: (its record's items, index)
-        batches: dict[str, dict[tuple[str, str], list[tuple[list[PackedItem], int]]]] = {}
+        batches: dict[str, _Batch] = {}
         for page in pages:
             for _, _, items in page:
-                for index, (resource, key, _, content_hash, hold, _) in enumerate(items or ()):
-                    if content_hash is not None and hold is None:  # read twice alike: once
-                        batches.setdefault(resource, {}).setdefault(
-                            (key, content_hash), []).append((items or [], index))
-        for resource, rows in batches.items():
-            places = list(rows.values())
-            verdicts = judge_items(resource, [items[index][2]
-                                              for items, index in (where[0] for where in places)])
-            if verdicts is None:  # not planned yet: the run checks them
-                continue
-            for where, verdict in zip(places, verdicts, strict=True):
-                for items, index in where:
-                    name, key, item, content_hash, _, _ = items[index]
-                    items[index] = ((name, key, item, content_hash, None, verdict)
-                                    if isinstance(verdict, Judged)  # else held: it crashed
-                                    else (name, key, item, content_hash, verdict, None))
+                if items:
+                    for index, packed in enumerate(items):
+                        if packed[3] is not None and packed[4] is None:  # hashed, not held
+                            batch = batches.get(packed[0])
+                            if batch is None:
+                                batch = batches[packed[0]] = _Batch()
+                            batch.add(items, index)
+        for resource, batch in batches.items():
+            batch.judged(judge_items(resource, batch.items))
         return pages
 
     def prepare(self) -> None:
@@ -170,6 +162,37 @@ class JudgedPages:
         if not self._prepared:
             self._prepared = True
             check.prepare(self.resources)
+
+
+class _Batch:
+    """The items of one resource a window judges, each once however often it was read
+    alike (same key and content), and where each of their copies stands in its page."""
+
+    def __init__(self) -> None:
+        self.items: list[Item] = []
+        self._rows: dict[tuple[str, str | None], int] = {}
+        #: per row: (its record's items, index) of each copy
+        self._places: list[list[tuple[list[PackedItem], int]]] = []
+
+    def add(self, items: list[PackedItem], index: int) -> None:
+        _, key, item, content_hash, _, _ = items[index]
+        row = self._rows.setdefault((key, content_hash), len(self.items))
+        if row == len(self.items):
+            self.items.append(item)
+            self._places.append([(items, index)])
+        else:
+            self._places[row].append((items, index))
+
+    def judged(self, verdicts: list[Judged | Held] | None) -> None:
+        """Each copy with its row's verdict (None: not planned yet, the run checks them);
+        one the suite could not run on, held back instead."""
+        if verdicts is None:
+            return
+        for places, verdict in zip(self._places, verdicts, strict=True):
+            for items, index in places:
+                packed = items[index]
+                items[index] = ((*packed[:4], None, verdict) if isinstance(verdict, Judged)
+                                else (*packed[:4], verdict, None))
 
 
 async def mapped_pages(pages: AsyncIterator[list[RawRecord]], mapper: RecordMapper,

@@ -125,6 +125,22 @@ def has_offset(text: str) -> bool:
     return bool(_OFFSET.search(text.strip()[10:]))
 
 
+class ChangeTimes:
+    """Records' change-time texts (``_changed_at``) read as datetimes, the last one
+    remembered: a page's records mostly share theirs (a file's arrival, a bulk edit's
+    second), and one datetime for them all is pickled once a page, not once a record."""
+
+    def __init__(self) -> None:
+        #: (text, its datetime), replaced whole: a thread reading it sees the one or the other
+        self._last: tuple[str | None, datetime] = (None, EPOCH)
+
+    def __call__(self, text: str) -> datetime:
+        last = self._last
+        if last[0] != text:
+            last = self._last = (text, datetime.fromisoformat(text))
+        return last[1]
+
+
 def iso(moment: datetime) -> str:
     return (moment if moment.tzinfo is UTC else moment.astimezone(UTC)).isoformat()
 

@@ -153,7 +153,9 @@ def _fill(record: dict[str, Any], row: Mapping[str, Any], cells: list[_Cell],
         else:
             value = row
             for part in path:
-                if not isinstance(value, Mapping) or part not in value:
+                # a dict at once: isinstance against Mapping costs ten times that
+                if type(value) is not dict and not isinstance(value, Mapping) \
+                        or part not in value:
                     value = None
                     break
                 value = value[part]

@@ -12,7 +12,7 @@ import pytest
 
 from connectors.marketing.items import validate_item
 from connectors.marketing.resources import SYNC_RESOURCES
-from connectors.sources.sql.columns import StreamSpec, normalize, zone
+from connectors.sources.sql.columns import ChangeTimes, StreamSpec, normalize, zone
 from connectors.sources.sql.projection import project
 from pipelines.engine.config import ConfigError, parse_config
 from pipelines.engine.mappings.base import MappingContext, item_key
@@ -47,6 +47,15 @@ def reasons(stream: str, mapped: dict[str, Any]) -> list[str]:
 ])
 def test_values_leave_the_connector_with_times_in_utc(value, expected):
     assert normalize(value, PARIS) == expected
+
+
+def test_change_times_read_alike_in_a_row_are_one_datetime():
+    read = ChangeTimes()
+    first, again = read("2024-01-15T07:30:00+00:00"), read("2024-01-15T07:30:00+00:00")
+    other = read("2024-01-15T07:30:01+00:00")
+    assert first is again and first == datetime(2024, 1, 15, 7, 30, tzinfo=UTC)
+    assert other == datetime(2024, 1, 15, 7, 30, 1, tzinfo=UTC)
+    assert read("2024-01-15T07:30:00+00:00") == first
 
 
 def test_a_row_projects_into_nested_fields_constants_templates_and_the_cursor_time():

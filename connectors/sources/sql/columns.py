@@ -183,6 +183,8 @@ EXACT_FLOAT = 2**53
 def key_text(value: Any) -> str | None:
     """A key as the text of a position's ``record_id`` (``17.0`` from a float column is 17;
     a float beyond 2^53 keeps its float text: it is no exact id, and the mapping says so)."""
+    if type(value) is int:  # the commonest key, at once: its text has no blank to strip
+        return str(value)
     if value is None:
         return None
     if isinstance(value, float) and value.is_integer() and abs(value) <= EXACT_FLOAT:

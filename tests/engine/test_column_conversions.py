@@ -9,9 +9,14 @@ from typing import Any
 
 import pytest
 
-from connectors.marketing.items import Order
+from connectors.marketing.items import Order, Product
 from pipelines.engine.mappings.base import utc
-from pipelines.engine.mappings.columns import _general, _scalar_convert, convert_model
+from pipelines.engine.mappings.columns import (
+    _general,
+    _scalar_convert,
+    convert_model,
+    converters_of,
+)
 
 KINDS = ("str", "int", "float", "bool", "timestamp", "date")
 VALUES: list[Any] = [
@@ -37,6 +42,23 @@ def test_each_conversion_gives_what_the_general_path_gives(kind: str) -> None:
         got = convert(value, fast, ("products",), 3)
         want = _general(kind, value, general, ("products",), 3)
         assert (type(got), repr(got), fast) == (type(want), repr(want), general), value
+
+
+@pytest.mark.parametrize("field", ["order_id", "amount", "is_confirmed", "address_delivery_id",
+                                   "created_at", "customer", "products"])
+def test_a_model_s_fields_convert_as_their_own_conversion_converts_them(field: str) -> None:
+    convert = converters_of(Order)[field]
+    for value in VALUES:
+        whole: list[str] = []
+        alone: list[str] = []
+        got = convert_model(Order, {field: value}, whole)[field]
+        want = convert(value, alone, (), field)
+        assert (type(got), repr(got), whole) == (type(want), repr(want), alone), value
+
+
+def test_fields_outside_the_model_are_left_out() -> None:
+    assert convert_model(Product, {"product_id": 3, "_key": "3", "colour": "red"}, []) == {
+        "product_id": 3}
 
 
 def _converted(text: str) -> Any:

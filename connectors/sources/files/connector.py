@@ -34,7 +34,7 @@ from connectors.sources.files import ordering
 from connectors.sources.files.config import FilesConfig, FilesStreamSpec, format_of
 from connectors.sources.files.formats import columns_of, read
 from connectors.sources.files.memory import Arrived, FileMemory
-from connectors.sources.sql.columns import iso, key_text, lookup, zone
+from connectors.sources.sql.columns import ChangeTimes, iso, key_text, lookup, zone
 from connectors.sources.sql.projection import Projection
 
 #: names of files still being written or left by editors: never read
@@ -58,6 +58,7 @@ class FilesConnector:
     def __init__(self, config: FilesConfig) -> None:
         self.config = config
         self.tz = zone(config.timezone)
+        self._changed = ChangeTimes()
         self.memory = FileMemory(config.memory_path())
 
     def __repr__(self) -> str:
@@ -102,7 +103,7 @@ class FilesConnector:
 
     def position(self, stream: str, record: RawRecord) -> Position:
         self._spec(stream)
-        return Position(datetime.fromisoformat(record["_changed_at"]), record["_key"])
+        return Position(self._changed(record["_changed_at"]), record["_key"])
 
     def read(self, stream: str, *, after: Position | None = None,
              until: datetime | None = None) -> AsyncIterator[list[RawRecord]]:

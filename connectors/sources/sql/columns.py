@@ -125,6 +125,22 @@ def has_offset(text: str) -> bool:
     return bool(_OFFSET.search(text.strip()[10:]))
 
 
+class ChangeTimes:
+    """Records' change-time texts (``_changed_at``) read as datetimes, the last one
+    remembered: a page's records mostly share theirs (a file's arrival, a bulk edit's
+    second), and one datetime for them all is pickled once a page, not once a record."""
+
+    def __init__(self) -> None:
+        #: (text, its datetime), replaced whole: a thread reading it sees the one or the other
+        self._last: tuple[str | None, datetime] = (None, EPOCH)
+
+    def __call__(self, text: str) -> datetime:
+        last = self._last
+        if last[0] != text:
+            last = self._last = (text, datetime.fromisoformat(text))
+        return last[1]
+
+
 def iso(moment: datetime) -> str:
     return (moment if moment.tzinfo is UTC else moment.astimezone(UTC)).isoformat()
 
@@ -167,6 +183,8 @@ EXACT_FLOAT = 2**53
 def key_text(value: Any) -> str | None:
     """A key as the text of a position's ``record_id`` (``17.0`` from a float column is 17;
     a float beyond 2^53 keeps its float text: it is no exact id, and the mapping says so)."""
+    if type(value) is int:  # the commonest key, at once: its text has no blank to strip
+        return str(value)
     if value is None:
         return None
     if isinstance(value, float) and value.is_integer() and abs(value) <= EXACT_FLOAT:

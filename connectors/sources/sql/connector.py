@@ -35,7 +35,7 @@ from connectors.sources.base import (
     StreamInfo,
     UnsupportedStream,
 )
-from connectors.sources.sql.columns import EPOCH, iso, key_text, missing_columns, zone
+from connectors.sources.sql.columns import EPOCH, ChangeTimes, iso, key_text, missing_columns, zone
 from connectors.sources.sql.config import SqlConfig, SqlStreamSpec
 from connectors.sources.sql.projection import LinesProjection, Projection
 from connectors.sources.sql.query import (
@@ -105,6 +105,7 @@ class SqlConnector:
     def __init__(self, config: SqlConfig) -> None:
         self.config = config
         self.tz = zone(config.timezone)
+        self._changed = ChangeTimes()
         self._engine: Engine | None = None
 
     def __repr__(self) -> str:
@@ -174,7 +175,7 @@ class SqlConnector:
 
     def position(self, stream: str, record: RawRecord) -> Position:
         self._spec(stream)
-        return Position(datetime.fromisoformat(record["_changed_at"]), record["_key"])
+        return Position(self._changed(record["_changed_at"]), record["_key"])
 
     def read(self, stream: str, *, after: Position | None = None,
              until: datetime | None = None) -> AsyncIterator[list[RawRecord]]:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from functools import cache
+from math import isfinite
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
 import orjson
@@ -255,22 +256,55 @@ def converter(kind: Kind) -> Convert:
     return _scalar_convert(name)
 
 
+#: a field's conversion, with the type of value it takes as it is when it fits (``_fits``;
+#: None: none), so that the commonest values cost no call
+Step = tuple[type | None, Convert]
+#: the kinds whose values of one type are taken as they are, when they fit
+_TAKEN_AS_THEY_ARE: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool}
+
+
 @cache
 def converters_of(model: type[BaseModel]) -> dict[str, Convert]:
     """Each field of an item model with its conversion."""
     return {name: converter(kind) for name, kind in fields_of(model).items()}
 
 
+@cache
+def steps_of(model: type[BaseModel]) -> dict[str, Step]:
+    """Each field of an item model with its conversion, and the type it takes at once."""
+    return {name: (_TAKEN_AS_THEY_ARE.get(kind[0]), converters_of(model)[name])
+            for name, kind in fields_of(model).items()}
+
+
 def convert_model(model: type[BaseModel], data: Mapping[str, Any], problems: list[str],
                   where: Where = ()) -> Item:
     """The fields of ``model`` in ``data``, each as the model wants it, or as it was when it
     cannot be converted; a value the API cannot be given (see the module docstring) adds
-    ``where: reason`` to ``problems`` and is kept as shown text. JSON-safe throughout."""
-    converters = converters_of(model)
-    item = {}
+    ``where: reason`` to ``problems`` and is kept as shown text. JSON-safe throughout.
+
+    What the fields' conversions take at once (``_TAKEN_AT_ONCE``) — a null, ASCII text,
+    an integer in range, a finite float, a flag, and an integer where text or a flag is
+    wanted — is taken here, without the call: the loop runs for every field of every
+    item."""
+    steps = steps_of(model)
+    item: Item = {}
     for name, value in data.items():
-        convert = converters.get(name)
-        if convert is not None:
+        step = steps.get(name)
+        if step is None:
+            continue
+        taken, convert = step
+        kind = type(value)
+        if value is None:
+            item[name] = None
+        elif kind is taken and (kind is str and value.isascii()
+                                or kind is int and MIN_INT <= value <= MAX_INT
+                                or kind is float and isfinite(value) or kind is bool):
+            item[name] = value
+        elif kind is int and taken is str and MIN_INT <= value <= MAX_INT:
+            item[name] = str(value)  # an id from an integer column: pydantic's text of it
+        elif kind is int and taken is bool and (value == 0 or value == 1):
+            item[name] = value == 1  # a flag from an integer column, as pydantic reads it
+        else:
             item[name] = convert(value, problems, where, name)
     return item
 

@@ -67,6 +67,14 @@ def test_every_stream_reads_every_row_once_in_position_order(tmp_path, drop):
         assert all(a < b for a, b in pairwise(found)), stream
 
 
+def test_the_rows_of_one_file_share_one_change_time(tmp_path, drop):
+    source = connector(tmp_path)
+    records = asyncio.run(_all(source, "orders"))
+    times = [source.position("orders", r).changed_at for r in records]
+    assert len({id(t) for t in times}) == len({r["_changed_at"] for r in records})
+    assert times == [datetime.fromisoformat(r["_changed_at"]) for r in records]
+
+
 async def _all(source: FilesConnector, stream: str) -> list[dict[str, Any]]:
     return [r async for page in source.read(stream) for r in page]
 

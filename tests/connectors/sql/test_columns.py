@@ -12,7 +12,7 @@ import pytest
 
 from connectors.marketing.items import validate_item
 from connectors.marketing.resources import SYNC_RESOURCES
-from connectors.sources.sql.columns import StreamSpec, normalize, zone
+from connectors.sources.sql.columns import ChangeTimes, StreamSpec, key_text, normalize, zone
 from connectors.sources.sql.projection import project
 from pipelines.engine.config import ConfigError, parse_config
 from pipelines.engine.mappings.base import MappingContext, item_key
@@ -47,6 +47,23 @@ def reasons(stream: str, mapped: dict[str, Any]) -> list[str]:
 ])
 def test_values_leave_the_connector_with_times_in_utc(value, expected):
     assert normalize(value, PARIS) == expected
+
+
+@pytest.mark.parametrize(("key", "text"), [
+    (17, "17"), (-3, "-3"), (2**70, str(2**70)), (True, "True"), (17.0, "17"), (2.0**60, "1.152921504606847e+18"),
+    (" a7 ", "a7"), ("", None), ("  ", None), (None, None),
+])
+def test_a_key_reads_as_its_position_s_record_id(key: Any, text: str | None) -> None:
+    assert key_text(key) == text
+
+
+def test_change_times_read_alike_in_a_row_are_one_datetime():
+    read = ChangeTimes()
+    first, again = read("2024-01-15T07:30:00+00:00"), read("2024-01-15T07:30:00+00:00")
+    other = read("2024-01-15T07:30:01+00:00")
+    assert first is again and first == datetime(2024, 1, 15, 7, 30, tzinfo=UTC)
+    assert other == datetime(2024, 1, 15, 7, 30, 1, tzinfo=UTC)
+    assert read("2024-01-15T07:30:00+00:00") == first
 
 
 def test_a_row_projects_into_nested_fields_constants_templates_and_the_cursor_time():

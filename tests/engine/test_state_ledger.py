@@ -113,6 +113,22 @@ def test_a_look_up_of_many_keys_returns_the_known_ones(store: StateStore) -> Non
     assert store.ledger(S, R, []) == {}
 
 
+def test_states_are_each_known_key_s_hash_and_status_of_its_source_and_resource(
+        store: StateStore) -> None:
+    statuses = list(ItemStatus)
+    known = [f"{i}|en" for i in range(IN_CHUNK * 2 + 100)]
+    store.record(S, R, [outcome(key, statuses[i % len(statuses)], f"h{i}")
+                        for i, key in enumerate(known)])
+    store.record(S, "products", [outcome("nope", ItemStatus.ACCEPTED)])
+    store.record("shop-b", R, [outcome("404|fr", ItemStatus.ACCEPTED)])
+
+    found = store.states(S, R, [*known, "nope", known[0], "404|fr"])
+    assert found == {key: (f"h{i}", statuses[i % len(statuses)])
+                     for i, key in enumerate(known)}
+    assert all(type(status) is ItemStatus for _, status in found.values())
+    assert store.states(S, R, []) == {}
+
+
 def test_counts_are_per_resource_and_status(store: StateStore) -> None:
     store.record(S, "orders", [outcome(str(i), ItemStatus.ACCEPTED) for i in range(3)])
     store.record(S, "orders", [outcome("9", ItemStatus.REJECTED)])

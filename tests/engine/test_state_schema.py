@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import Column, Connection, Integer, MetaData, Table, text
 
 from pipelines.engine.state import MIGRATIONS, ItemStatus, SchemaTooNewError, StateStore
+from pipelines.engine.state.sql import CACHE_KIB, WAL_CHECKPOINT_PAGES
 from tests.engine.state_support import OpenStore, R, S, outcome
 
 # -- schema
@@ -151,6 +152,14 @@ def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
         closing(sqlite3.connect(tmp_path / "state.db")) as raw,
     ):
         assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_sqlite_connections_get_a_larger_cache_and_rarer_checkpoints(tmp_path: Path) -> None:
+    with StateStore(f"sqlite:///{tmp_path / 'state.db'}") as store, store.transaction():
+        conn = store._current.get()
+        assert conn is not None
+        assert conn.exec_driver_sql("PRAGMA cache_size").scalar() == -CACHE_KIB
+        assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == WAL_CHECKPOINT_PAGES
 
 
 def test_an_in_memory_sqlite_store_works_across_threads() -> None:

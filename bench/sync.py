@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import json
 import os
 import resource
@@ -89,8 +88,6 @@ def without_quality() -> None:
 
     sync.check_quality = lambda resource, items, *args: items  # type: ignore[assignment]
     runner.prepare = lambda resources: None  # type: ignore[assignment]
-    if "judge" in getattr(runner.ReadSpec, "__dataclass_fields__", {}):  # nor a read process
-        runner.ReadSpec = functools.partial(runner.ReadSpec, judge=False)  # type: ignore[misc]
 
 
 def measure(source: str, orders: int, customers: int, products: int,

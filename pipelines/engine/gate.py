@@ -1,16 +1,11 @@
 """What holds a mapped item back before it is sent: what the connector or the mapping said
 of it, the bounds (limits.py), JSON, the item model, then the resource's quality suite.
-A held item is quarantined with its reasons; the rest of its chunk flows on.
-
-What depends on the item alone — and the suite's rules that need no ledger — may be found
-where the item is mapped (a read process, ``precheck`` and ``judge_items``); the rest is
-found by the run, after the diff."""
+A held item is quarantined with its reasons; the rest of its chunk flows on."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from pydantic import BaseModel
 
@@ -18,10 +13,9 @@ from connectors.marketing.items import validate_item
 from connectors.marketing.resources import SYNC_RESOURCES
 from pipelines.engine.diff import content_hash
 from pipelines.engine.limits import item_bounds, ledger_safe
-from pipelines.engine.mappings.base import Item, MappedItem
+from pipelines.engine.mappings.base import MappedItem
 from pipelines.engine.quality import Held, HeldTally, check_items
 from pipelines.engine.quality import held as holds
-from pipelines.engine.quality.check import Judged, QualityReport, check_judged, judge
 from pipelines.engine.quality.frame import line_products
 from pipelines.engine.reasons import why
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
@@ -34,8 +28,6 @@ HELD = frozenset({ItemStatus.QUARANTINED, ItemStatus.PARKED})
 
 #: items -> the ids the quality suite may take as known, by resource (None: no lines)
 Known = Callable[[list[MappedItem]], dict[str, set[str]] | None]
-#: an item as a suite takes it, its key first: ``(key, item)``, or ``(key, item, verdict)``
-Keyed = TypeVar("Keyed", tuple[str, Item], tuple[str, Item, Judged])
 
 
 def hash_of(mapped: MappedItem, unwritable: dict[str, str]) -> str:
@@ -53,12 +45,10 @@ def hash_of(mapped: MappedItem, unwritable: dict[str, str]) -> str:
 class PrecheckedItem(MappedItem):
     """A mapped item with what the gate finds of it alone — its content hash, and why it is
     held back before the diff (None: it may go on) — found where it was mapped: a read
-    process does this work beside the run (``precheck``); and, when it could, the quality
-    suite's verdict on it (``judge_items``; None: the run checks it)."""
+    process does this work beside the run (``precheck``)."""
 
     content_hash: str = ""
     hold: Held | None = None
-    judged: Judged | None = None
 
 
 def precheck(mapped: MappedItem) -> tuple[str, Held | None] | None:
@@ -119,25 +109,6 @@ def problems(model: type[BaseModel], mapped: MappedItem, unwritable: str | None)
     return holds.model_refused(reasons) if reasons else None
 
 
-def judge_items(resource: str, items: list[Item]) -> list[Judged | Held] | None:
-    """The quality suite's verdict on each of ``items`` (which passed the item models),
-    judged together (``quality.check.judge``); each alone when the batch cannot be, and an
-    item the suite cannot run on is held back, as the run would hold it. None while the
-    suite is not planned."""
-    verdicts: list[Judged | Held] = []
-    try:
-        found = judge(resource, items)
-        return None if found is None else [*verdicts, *found]
-    except Exception:  # noqa: BLE001 - one odd item must not cost the batch: find it
-        for item in items:
-            try:
-                verdicts.append((judge(resource, [item]) or [])[0])
-            except Exception as exc:  # noqa: BLE001
-                verdicts.append(holds.suite_crashed(
-                    f"quality: the checks cannot run on this item: {why(exc)}"))
-        return verdicts
-
-
 def check_quality(
     resource: str,
     items: list[MappedItem],
@@ -147,25 +118,32 @@ def check_quality(
     tally: HeldTally,
     known_products: Known,
 ) -> list[MappedItem]:
-    """Run the resource's quality suite (or, on items judged where they were read, the
-    rules needing the ledger); quarantine the items breaking a blocking rule (with the
-    rules' names as reasons) and return the others. An item the suite cannot run on is
-    held back too, and counted in ``tally``."""
+    """Run the resource's quality suite; quarantine the items breaking a blocking rule
+    (with the rules' names as reasons) and return the others. An item the suite cannot
+    run on is held back too, and counted in ``tally``."""
     if not items:
         return items
     known = known_products(items)
-    judged: list[tuple[str, Item, Judged]] = []
-    rest: list[tuple[str, Item]] = []
-    for mapped in items:
-        if isinstance(mapped, PrecheckedItem) and mapped.judged is not None:
-            judged.append((mapped.key, mapped.item, mapped.judged))
-        else:
-            rest.append((mapped.key, mapped.item))
     failures: dict[str, list[str]] = {}
-    _run_suite(judged, lambda batch: check_judged(resource, batch, known=known),
-               report, tally, failures)
-    _run_suite(rest, lambda batch: check_items(resource, batch, known=known, after_models=True),
-               report, tally, failures)
+    try:
+        quality = check_items(resource, [(m.key, m.item) for m in items],
+                              known=known, after_models=True)
+        report.quality.setdefault(resource, []).append(quality)
+        failures = {key: quality.reasons(key) for key in quality.failures}
+    except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
+        for mapped in items:
+            try:
+                single = check_items(resource, [(mapped.key, mapped.item)], known=known,
+                                     after_models=True)
+            except Exception as exc:  # noqa: BLE001
+                crashed = holds.suite_crashed(f"quality: the checks cannot run on this"
+                                              f" item: {why(exc)}")
+                tally.add(mapped.key, crashed)
+                failures[mapped.key] = crashed.reasons
+                continue
+            report.quality.setdefault(resource, []).append(single)
+            if mapped.key in single.failures:
+                failures[mapped.key] = single.reasons(mapped.key)
     if not failures:
         return items
     kept = []
@@ -178,33 +156,6 @@ def check_quality(
         else:
             kept.append(mapped)
     return kept
-
-
-def _run_suite(items: list[Keyed], check: Callable[[list[Keyed]], QualityReport],
-               report: StreamReport, tally: HeldTally, failures: dict[str, list[str]]) -> None:
-    """``check`` on ``items`` (tuples, the key first), its report kept and the reasons of
-    each item it fails in ``failures``; each item alone when the batch cannot be checked."""
-    if not items:
-        return
-    resource = tally.resource
-    try:
-        quality = check(items)
-        report.quality.setdefault(resource, []).append(quality)
-        failures.update((key, quality.reasons(key)) for key in quality.failures)
-    except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
-        for one in items:
-            key = one[0]
-            try:
-                single = check([one])
-            except Exception as exc:  # noqa: BLE001
-                crashed = holds.suite_crashed(f"quality: the checks cannot run on this"
-                                              f" item: {why(exc)}")
-                tally.add(key, crashed)
-                failures[key] = crashed.reasons
-                continue
-            report.quality.setdefault(resource, []).append(single)
-            if key in single.failures:
-                failures[key] = single.reasons(key)
 
 
 class KnownProducts:
@@ -222,13 +173,11 @@ class KnownProducts:
         """None for items without lines."""
         named: dict[str, set[str]] = {}  # lang -> the products lines in that language name
         for mapped in items:
-            products = (mapped.judged.products if isinstance(mapped, PrecheckedItem)
-                        and mapped.judged is not None else line_products(mapped.item))
-            if products:
+            if products := line_products(mapped.item):
                 named.setdefault(mapped.item.get("lang") or self.lang, set()).update(products)
         if not named:
             return None
-        # each in its item's language, and in the source's
+        # each in its item's language, and in the source's: a key formatted once a chunk
         wanted = {f"{product}|{self.lang}" for product in set().union(*named.values())}
         wanted.update(f"{product}|{lang}" for lang, products in named.items()
                       if lang != self.lang for product in products)

@@ -9,13 +9,13 @@ the reason: the rest of the stream flows on.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from connectors.sources.base import Position, RawRecord
 from pipelines.engine.config import Source
-from pipelines.engine.gate import PrecheckedItem, judge_items, precheck
+from pipelines.engine.gate import PrecheckedItem, precheck
 from pipelines.engine.limits import ledger_safe
 from pipelines.engine.mappings.base import (
     Item,
@@ -26,9 +26,8 @@ from pipelines.engine.mappings.base import (
     map_record,
 )
 from pipelines.engine.plan import ReadPlan
-from pipelines.engine.quality import Held, check
+from pipelines.engine.quality import Held
 from pipelines.engine.quality import held as holds
-from pipelines.engine.quality.check import Judged
 from pipelines.engine.reasons import why
 from pipelines.engine.stages import StageTimer, stage
 
@@ -86,12 +85,10 @@ class RecordMapper:
                                position.record_id, position.changed_at)]
 
 
-#: one item as it travels: (resource, key, item, content hash or None when not prechecked,
-#: hold, the quality suite's verdict or None when the run is to check it)
-PackedItem = tuple[str, str, Item, str | None, Held | None, Judged | None]
-#: a page of ``Mapped`` as plain tuples — (change time, record id, items or None): pickled
-#: and unpickled in a quarter of the objects' time (8.5 against 35 µs an order)
-Packed = list[tuple[datetime, str, list[PackedItem] | None]]
+#: a page of ``Mapped`` as plain tuples — (change time, record id, items as (resource, key,
+#: item, content hash or None when not prechecked, hold) or None): pickled and unpickled in
+#: a quarter of the objects' time (8.5 against 35 µs an order)
+Packed = list[tuple[datetime, str, list[tuple[str, str, Item, str | None, Held | None]] | None]]
 
 
 def pack(page: list[Mapped]) -> Packed:
@@ -100,99 +97,17 @@ def pack(page: list[Mapped]) -> Packed:
     record's id and change time (``RecordMapper.record``), so they travel once, with the
     position."""
     return [(m.position.changed_at, m.position.record_id, None if m.items is None else [
-        (i.resource, i.key, i.item, *(precheck(i) or (None, None)), None) for i in m.items])
+        (i.resource, i.key, i.item, *(precheck(i) or (None, None))) for i in m.items])
         for m in page]
 
 
 def unpack(packed: Packed) -> list[Mapped]:
-    """The page ``pack`` (or ``JudgedPages``) was given, its items prechecked."""
+    """The page ``pack`` was given, its items prechecked."""
     return [Mapped(Position(changed_at, record_id), None if items is None else [
         MappedItem(resource, key, item, record_id, changed_at) if content_hash is None
-        else PrecheckedItem(resource, key, item, record_id, changed_at, content_hash, hold,
-                            judged)
-        for resource, key, item, content_hash, hold, judged in items])
+        else PrecheckedItem(resource, key, item, record_id, changed_at, content_hash, hold)
+        for resource, key, item, content_hash, hold in items])
         for changed_at, record_id, items in packed]
-
-
-class JudgedPages:
-    """Pages packed (``pack``) with the quality suite's verdict on each item that may go on
-    (``gate.judge_items``): the suite costs per batch more than per item, so a read process
-    judges about a chunk's items at once, holding its pages until it has read that many
-    (``add``) or the stream ends (``flush``).
-
-    The suites are planned in a thread from when the first pages are sent (``prepare``);
-    until then pages travel unjudged, and the run checks their items itself."""
-
-    def __init__(self, items: int, resources: Collection[str]) -> None:
-        self.items = items
-        self.resources = resources
-        self._pages: list[Packed] = []
-        self._held = 0
-        self._prepared = False
-
-    def add(self, page: list[Mapped]) -> list[Packed]:
-        """The pages to send now: none until about a chunk's items are held (each as it
-        comes when there is nothing to judge)."""
-        if not self.resources:
-            return [pack(page)]
-        self._pages.append(pack(page))
-        self._held += sum(len(items) for _, _, items in self._pages[-1] if items)
-        return self.flush() if self._held >= self.items else []
-
-    def flush(self) -> list[Packed]:
-        """The pages held, judged as one batch per resource."""
-        pages, self._pages, self._held = self._pages, [], 0
-        batches: dict[str, _Batch] = {}
-        for page in pages:
-            for _, _, items in page:
-                if items:
-                    for index, packed in enumerate(items):
-                        if packed[3] is not None and packed[4] is None:  # hashed, not held
-                            batch = batches.get(packed[0])
-                            if batch is None:
-                                batch = batches[packed[0]] = _Batch()
-                            batch.add(items, index)
-        for resource, batch in batches.items():
-            batch.judged(judge_items(resource, batch.items))
-        return pages
-
-    def prepare(self) -> None:
-        """Start planning the suites (once): called after the first pages are sent, so that
-        the import overlaps the run's work on them."""
-        if not self._prepared:
-            self._prepared = True
-            check.prepare(self.resources)
-
-
-class _Batch:
-    """The items of one resource a window judges, each once however often it was read
-    alike (same key and content), and where each of their copies stands in its page."""
-
-    def __init__(self) -> None:
-        self.items: list[Item] = []
-        self._rows: dict[tuple[str, str | None], int] = {}
-        #: per row: (its record's items, index) of each copy
-        self._places: list[list[tuple[list[PackedItem], int]]] = []
-
-    def add(self, items: list[PackedItem], index: int) -> None:
-        _, key, item, content_hash, _, _ = items[index]
-        row = self._rows.setdefault((key, content_hash), len(self.items))
-        if row == len(self.items):
-            self.items.append(item)
-            self._places.append([(items, index)])
-        else:
-            self._places[row].append((items, index))
-
-    def judged(self, verdicts: list[Judged | Held] | None) -> None:
-        """Each copy with its row's verdict (None: not planned yet, the run checks them);
-        one the suite could not run on, held back instead."""
-        if verdicts is None:
-            return
-        for places, verdict in zip(self._places, verdicts, strict=True):
-            for items, index in places:
-                packed = items[index]
-                items[index] = ((*packed[:4], None, verdict) if isinstance(verdict, Judged)
-                                else (*packed[:4], verdict, None))
 
 
 async def mapped_pages(pages: AsyncIterator[list[RawRecord]], mapper: RecordMapper,

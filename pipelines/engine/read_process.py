@@ -6,8 +6,7 @@ half of its CPU: in a second process they run beside the checking, pushing and r
 of the pages before. The process (``child.py``) opens its own connector (with the shop's
 shared budget, when the source sets one) and maps each page with the same ``RecordMapper``
 as a run that maps in its own process, the next page asked for as one is mapped
-(``prefetched``). It also prechecks each item and has the quality suite judge them, about a
-chunk's items at a time (``JudgedPages``), so that the run's own thread does neither. It is started at the run's first read, reads the run's streams one after
+(``prefetched``). It is started at the run's first read, reads the run's streams one after
 another as the run asks for them — the next as soon as one is read (``then``) — and is sent
 away when the run ends. A page travels pickled over a pipe, as plain tuples
 (``mapped_pages.pack``), and the process works as far ahead of the sync as the pipe has
@@ -31,14 +30,7 @@ from connectors.sources.base import SourceError
 from pipelines.engine.child import Answers, Child, pipes
 from pipelines.engine.collector import paced_for_sync
 from pipelines.engine.config import Source
-from pipelines.engine.mapped_pages import (
-    JudgedPages,
-    Mapped,
-    Packed,
-    RecordMapper,
-    mapping_context,
-    unpack,
-)
+from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapping_context, pack, unpack
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import Overrides
 from pipelines.engine.plan import ReadPlan
@@ -55,8 +47,6 @@ class ReadSpec:
     env: dict[str, str]
     id_data_source: int | None
     state_url: str | None
-    #: whether the process judges items with the quality suite (else the run checks them)
-    judge: bool = True
 
 
 class ReadProcess:
@@ -149,19 +139,8 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
             state.close()
         await _fail_all(requests, conn, exc)
         return
-    mapping = mapping_for(source.platform)
-    mapper = RecordMapper(mapping, Overrides(source.mapping),
+    mapper = RecordMapper(mapping_for(source.platform), Overrides(source.mapping),
                           mapping_context(source, spec.id_data_source))
-    judged = JudgedPages(source.tuning.chunk_items, {
-        resource for made in mapping.produces.values() for resource in made
-    } if spec.judge else set())
-
-    def send(pages: list[Packed]) -> None:
-        for page in pages:
-            conn.send(("page", page))
-        if pages:
-            judged.prepare()
-
     try:
         # collected as the run's own process is while it syncs: what is held long is
         # frozen, the youngest objects are collected every 50 000 allocations
@@ -171,12 +150,11 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
                 try:
                     async for records in prefetched(connector.read(stream, after=plan.after,
                                                                    until=plan.until)):
-                        send(judged.add(mapper.page(stream, plan, records, connector.position)))
+                        conn.send(("page", pack(mapper.page(stream, plan, records,
+                                                            connector.position))))
                 except Exception as exc:  # noqa: BLE001 - raised where the run reads
-                    send(judged.flush())  # what was read before it, first
                     conn.send(("error", _portable(exc)))
                     continue
-                send(judged.flush())
                 conn.send(("end", None))
     except (EOFError, BrokenPipeError):
         pass  # the run is gone

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipelines.engine.gate import KnownProducts, PrecheckedItem
+from pipelines.engine.gate import KnownProducts
 from pipelines.engine.mappings.base import MappedItem
-from pipelines.engine.quality.check import Judged
 from pipelines.engine.quality.frame import line_products
 from pipelines.engine.state import ItemStatus, StateStore
 from tests.engine.state_support import S, outcome
@@ -49,14 +48,8 @@ def test_each_product_is_looked_up_once_a_run(store: StateStore) -> None:
     assert KnownProducts(store, S, "en")([order("b", 1)]) == {"products": {"1"}}
 
 
-def test_items_judged_where_they_were_read_name_their_lines_products_in_the_verdict(
-        store: StateStore) -> None:
-    store.record(S, "products", [outcome("1|en", ItemStatus.ACCEPTED),
-                                 outcome("2|fr", ItemStatus.ACCEPTED)])
-    read = order("a", 1, 2, lang="fr")
-    products = line_products(read.item)
-    judged = PrecheckedItem("orders", "a", {"lang": "fr"}, "a",
-                            judged=Judged((), {}, 0.0, products))
 
-    assert products == ("1", "2")
-    assert KnownProducts(store, S, "en")([judged]) == {"products": {"1", "2"}}
+def test_lines_products_are_their_ids_as_text_one_per_line() -> None:
+    assert line_products(order("a", 1, "2", 1).item) == ("1", "2", "1")
+    assert line_products({"products": [{"product_id": None}, "not a line"]}) == ("None",)
+    assert line_products({"products": None}) is None

@@ -20,13 +20,6 @@ learn which items broke them — unless the rule failed on the previous batch, w
 straight to ``COMPLETE`` (bad data comes in runs) (``_validate``). A rule GX cannot evaluate
 holds nothing back; it shows as failed with its error in the results.
 Calls are meant to come from one thread at a time, as the engine makes them.
-
-A run reading in a process of its own has the suite judged there (``judge``), beside the
-run, on about a chunk's items at a time, unchanged ones included: the run then only folds
-the verdicts of the items it sends into its report and runs the rules that need the ledger
-(lines naming known products) itself (``check_judged``). Only rules that need no reference
-data are judged there, and every one of them but the customers' shared-email warning reads
-one row at a time, so a verdict does not depend on the batch it was judged in.
 """
 
 from __future__ import annotations
@@ -36,10 +29,10 @@ import threading
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from pipelines.engine.collector import freeze_held
-from pipelines.engine.quality.frame import item_frame, line_products
+from pipelines.engine.quality.frame import item_frame
 from pipelines.engine.quality.plan import Format, Plan
 from pipelines.engine.quality.suites import (
     Rule,
@@ -184,21 +177,6 @@ def _validate(compiled: _Compiled, df: pd.DataFrame, names: Collection[str]
             for name, finding in found.items()]
 
 
-#: rule name -> (keys of the items breaking it, why GX could not evaluate it)
-Outcomes = dict[str, tuple[list[str], str | None]]
-
-
-def _run(compiled: _Compiled, items: Sequence[tuple[str, Mapping[str, Any]]],
-         known: Mapping[str, set[str]] | None, names: Collection[str],
-         lines: Sequence[tuple[str, ...] | None] | None = None) -> Outcomes:
-    """The rules ``names`` on ``items``, on a frame of the columns they read."""
-    if not names:
-        return {}
-    columns = frozenset(c for name in names for c in compiled.rules[name].columns)
-    frame = item_frame(compiled.suite, items, known, columns, lines)
-    return {rule.name: (keys, error) for rule, keys, error in _validate(compiled, frame, names)}
-
-
 def check_items(
     resource: str,
     items: Sequence[tuple[str, Mapping[str, Any]]],
@@ -217,99 +195,11 @@ def check_items(
     compiled = _compile(resource, after_models) if items else None
     if compiled is None:
         return QualityReport(resource, len(items), {}, {}, [], time.perf_counter() - started)
-    outcomes = _run(compiled, items, known, [
-        name for name, rule in compiled.rules.items()
-        if rule.needs is None or (known is not None and rule.needs in known)])
-    return _report(compiled, len(items), outcomes, time.perf_counter() - started)
-
-
-class Judged(NamedTuple):
-    """The suite's verdict on one item, found where it was read, in a batch of the items
-    read beside it (``judge``): the rules it broke, blocking or not; the rules GX could not
-    evaluate on that batch, with why (shared by the batch's items); and its share of the
-    batch's time. A tuple: a page's verdicts are unpickled in a seventh of a dataclass's
-    time."""
-
-    broke: tuple[str, ...]
-    errors: Mapping[str, str]
-    seconds: float
-    #: the product ids its lines name (``frame.line_products``): what the run's rule on
-    #: known products reads of it
-    products: tuple[str, ...] | None = None
-
-
-#: suites not planned yet (``judge`` never waits for the import)
-_UNPLANNED = object()
-
-
-def judge(resource: str, items: Sequence[Mapping[str, Any]]) -> list[Judged] | None:
-    """The verdict on each of ``items`` — mapped items of ``resource`` that passed the item
-    models — judged as one batch by the engine's rules that need no reference data; the
-    run judges the others where the references are (``check_judged``). None while the
-    suite is not planned (``prepare``): the run then checks the items itself.
-
-    Rows are told apart by position, not key: an item read twice is judged each time."""
-    compiled = _compiled.get((resource, True), _UNPLANNED)
-    if compiled is _UNPLANNED:
-        return None
-    started = time.perf_counter()
-    if compiled is None or not items:
-        return [Judged((), {}, 0.0)] * len(items)
-    assert isinstance(compiled, _Compiled)
-    outcomes = _run(compiled, [(str(row), item) for row, item in enumerate(items)], None,
-                    [name for name, rule in compiled.rules.items() if rule.needs is None])
-    broke: dict[int, list[str]] = {}
-    errors: dict[str, str] = {}
-    for name, (rows, error) in outcomes.items():
-        if error is not None:
-            errors[name] = error
-        for row in rows:
-            broke.setdefault(int(row), []).append(name)
-    seconds = (time.perf_counter() - started) / len(items)
-    if compiled.suite.shape.lines:
-        return [Judged(tuple(broke.get(row, ())), errors, seconds, line_products(item))
-                for row, item in enumerate(items)]
-    clean = Judged((), errors, seconds)
-    return [Judged(tuple(broke[row]), errors, seconds) if row in broke else clean
-            for row in range(len(items))]
-
-
-def check_judged(
-    resource: str,
-    items: Sequence[tuple[str, Mapping[str, Any], Judged]],
-    *,
-    known: Mapping[str, set[str]] | None = None,
-) -> QualityReport:
-    """``check_items(..., after_models=True)`` of ``(key, item, verdict)`` triples whose
-    items were judged where they were read (``judge``): the verdicts stand for the rules
-    needing no reference data; the rules needing ``known`` run here, on these items."""
-    started = time.perf_counter()
-    compiled = _compile(resource, True) if items else None
-    judged_seconds = sum(judged.seconds for _, _, judged in items)
-    if compiled is None:
-        return QualityReport(resource, len(items), {}, {}, [],
-                             judged_seconds + time.perf_counter() - started)
-    outcomes: Outcomes = {name: ([], None) for name, rule in compiled.rules.items()
-                          if rule.needs is None}
-    errors: dict[str, str] = {}
-    for key, _, judged in items:
-        for name in judged.broke:
-            outcomes[name][0].append(key)
-        errors.update(judged.errors)
-    for name, error in errors.items():
-        outcomes[name] = (outcomes[name][0], error)
-    outcomes.update(_run(compiled, [(key, item) for key, item, _ in items], known, [
-        name for name, rule in compiled.rules.items()
-        if rule.needs is not None and known is not None and rule.needs in known],
-        [judged.products for _, _, judged in items] if compiled.suite.shape.lines else None))
-    return _report(compiled, len(items), outcomes,
-                   judged_seconds + time.perf_counter() - started)
-
-
-def _report(compiled: _Compiled, rows: int, outcomes: Outcomes, seconds: float
-            ) -> QualityReport:
-    """The report of a batch of ``rows`` items: each rule of the suite, in its order, with
-    the items breaking it (``outcomes``), or why it was skipped."""
+    runnable = [name for name, rule in compiled.rules.items()
+                if rule.needs is None or (known is not None and rule.needs in known)]
+    outcomes = {rule.name: (keys, error) for rule, keys, error in _validate(
+        compiled, item_frame(compiled.suite, items, known, compiled.columns), runnable)
+    } if runnable else {}
     failures: dict[str, list[str]] = {}
     warnings: dict[str, int] = {}
     results: list[dict[str, Any]] = []
@@ -327,7 +217,8 @@ def _report(compiled: _Compiled, rows: int, outcomes: Outcomes, seconds: float
         elif keys:
             warnings[rule.name] = len(keys)
         results.append(_result(rule, keys=keys, error=error))
-    return QualityReport(compiled.suite.resource, rows, failures, warnings, results, seconds)
+    return QualityReport(resource, len(items), failures, warnings, results,
+                         time.perf_counter() - started)
 
 
 def _result(rule: Rule, *, keys: list[str], error: str | None = None,

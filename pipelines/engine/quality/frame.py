@@ -70,12 +70,10 @@ def line_products(item: Mapping[str, Any]) -> tuple[str, ...] | None:
     return tuple([str(line.get("product_id")) for line in lines if isinstance(line, _MAPPING)])
 
 
-def _unknown(named: tuple[str, ...] | None, products: set[str]) -> int:
-    """How many of ``named`` (an item's ``line_products``) ``products`` does not hold."""
-    if not named:
-        return 0
+def _unknown_products(item: Mapping[str, Any], products: set[str]) -> int:
+    """Lines naming a product ``products`` does not hold."""
     unknown = 0
-    for product in named:
+    for product in line_products(item) or ():
         if product not in products:
             unknown += 1
     return unknown
@@ -83,10 +81,9 @@ def _unknown(named: tuple[str, ...] | None, products: set[str]) -> int:
 
 def item_frame(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
                known: Mapping[str, set[str]] | None = None,
-               columns: Collection[str] | None = None,
-               lines: Sequence[tuple[str, ...] | None] | None = None) -> pd.DataFrame:
+               columns: Collection[str] | None = None) -> pd.DataFrame:
     """One row per item: ``_key`` and the columns the rules read (``columns``; all of the
-    suite's when None). ``lines``: each item's ``line_products``, when found already."""
+    suite's when None)."""
     import pandas as pd
 
     wanted = set(suite.shape.columns) | {AMOUNTS, UNKNOWN_PRODUCTS} if columns is None else columns
@@ -115,9 +112,8 @@ def item_frame(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
                                   dtype="float64")
     if suite.shape.lines and UNKNOWN_PRODUCTS in wanted:
         products = None if known is None else known.get("products")
-        named = [line_products(item) for _, item in items] if lines is None else lines
         data[UNKNOWN_PRODUCTS] = pd.Series(
-            [None] * len(items) if products is None else [_unknown(n, products) for n in named],
+            [None if products is None else _unknown_products(item, products) for _, item in items],
             dtype="float64")
     return pd.DataFrame(data)
 

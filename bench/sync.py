@@ -274,5 +274,6 @@ def medians(pairs: list[tuple[Any, dict[str, Any]]], args: argparse.Namespace) -
         print(f"  the quality checks add {', '.join(f'{x:.1%}' for x in shares)} of the"
               f" sync's time; median {statistics.median(shares):.1%}")
 
+
 if __name__ == "__main__":
     main()

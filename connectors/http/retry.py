@@ -63,6 +63,9 @@ class RetryPolicy:
     #: how a wait is spent (None: asleep); tests pass one that records the waits instead
     sleep: Callable[[float], Awaitable[None]] | None = field(default=None, compare=False,
                                                               repr=False)
+    #: what a request's first attempt is timed from (``retried``): tenacity's own clock,
+    #: ``time.monotonic``; tests pass one reading earlier, to age an attempt without waiting
+    clock: Callable[[], float] = field(default=time.monotonic, compare=False, repr=False)
 
     @classmethod
     def none(cls) -> RetryPolicy:
@@ -239,7 +242,7 @@ async def retried(
     answered at once, and building that loop and stepping into it costs about 14 µs a
     request: the first attempt runs outside it, and only when it raises does the loop
     start, with that failure as its first attempt, timed from when that attempt began."""
-    started = time.monotonic()  # what tenacity times a loop from
+    started = policy.clock()  # what tenacity times a loop from
     try:
         return await attempt()
     except Exception as exc:  # noqa: BLE001 - the loop decides, as it would have

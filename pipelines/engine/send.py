@@ -23,11 +23,12 @@ _ACCEPTED = ItemStatus.ACCEPTED
 
 def ledger_key(key: Hashable) -> str:
     """The ledger's text form of a writer key (a value, or a tuple for composite keys)."""
-    return "|".join(map(str, key)) if isinstance(key, tuple) else str(key)
+    return ledger_keys([key])[0]
 
 
 def ledger_keys(keys: Sequence[Hashable]) -> list[str]:
-    """``ledger_key`` of each of ``keys``: a batch's in one pass, without a call each."""
+    """The ledger's text form of each of ``keys`` (a value, or a tuple for composite keys):
+    a batch's in one pass, without a call each."""
     return ["|".join(map(str, key)) if isinstance(key, tuple) else str(key) for key in keys]
 
 

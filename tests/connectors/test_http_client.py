@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sqlite3
+import time
 from typing import Any
 
 import httpx
@@ -110,17 +111,16 @@ def test_throttled_answers_are_asked_again_without_spending_the_policys_attempts
     assert len(paced) == web.requests == 7  # 5 throttled, then the policy's 2 attempts
 
 
-class SlowlyFailing(httpx.AsyncBaseTransport):
-    """Answers 503 after ``seconds``, then 200 once it has failed ``failures`` times."""
+class FailingAtFirst(httpx.AsyncBaseTransport):
+    """Answers 503, then 200 once it has failed ``failures`` times."""
 
-    def __init__(self, seconds: float, failures: int) -> None:
-        self.seconds, self.failures, self.asked = seconds, failures, 0
+    def __init__(self, failures: int) -> None:
+        self.failures, self.asked = failures, 0
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.asked += 1
         if self.asked > self.failures:
             return httpx.Response(200, json={"ok": True})
-        await asyncio.sleep(self.seconds)
         return httpx.Response(503)
 
 
@@ -134,7 +134,7 @@ class ShopClient(HttpClient):
     error = ShopError
 
 
-def asked_until_answered(transport: SlowlyFailing, policy: RetryPolicy) -> Any:
+def asked_until_answered(transport: FailingAtFirst, policy: RetryPolicy) -> Any:
     web = ShopClient("https://api.example/v1", timeout=httpx.Timeout(5), headers={},
                      transport=transport, retry=policy)
 
@@ -148,18 +148,19 @@ def asked_until_answered(transport: SlowlyFailing, policy: RetryPolicy) -> Any:
 
 
 def test_a_request_that_fails_at_first_is_retried_under_the_policy() -> None:
-    transport = SlowlyFailing(0.0, failures=2)
+    transport = FailingAtFirst(failures=2)
     policy = RetryPolicy(max_attempts=3, sleep=_no_wait)
     assert asked_until_answered(transport, policy) == {"ok": True}
     assert transport.asked == 3
     with pytest.raises(ShopError, match="still answered 503 after retries"):
-        asked_until_answered(SlowlyFailing(0.0, failures=3), policy)
+        asked_until_answered(FailingAtFirst(failures=3), policy)
 
 
 def test_the_policys_time_bound_counts_from_the_first_attempt() -> None:
-    transport = SlowlyFailing(0.3, failures=1)
+    transport = FailingAtFirst(failures=1)
     policy = RetryPolicy(max_attempts=5, max_total=0.2, initial_backoff=0.001, jitter=0,
-                         sleep=_no_wait)
+                         sleep=_no_wait,  # the first attempt began 0.3 s before it ended
+                         clock=lambda: time.monotonic() - 0.3)
     with pytest.raises(ShopError, match="still answered 503 after retries"):
         asked_until_answered(transport, policy)
     assert transport.asked == 1

@@ -212,14 +212,20 @@ def set_path(record: dict[str, Any], field: str, value: Any) -> None:
     if "." not in field:  # most fields: at once
         record[field] = value
         return
-    parts = field.split(".")
+    *parents, leaf = field.split(".")
+    set_in(record, parents, leaf, value)
+
+
+def set_in(record: dict[str, Any], parents: list[str], leaf: str, value: Any) -> None:
+    """``set_path`` of a dotted field already split: the objects it nests in, and its last
+    part (a projection splits each target once per stream)."""
     target = record
-    for part in parts[:-1]:
+    for part in parents:
         child = target.get(part)
         if not isinstance(child, dict):
             child = target[part] = {}
         target = child
-    target[parts[-1]] = value
+    target[leaf] = value
 
 
 def missing_columns(spec: StreamSpec, row: Mapping[str, Any]) -> list[tuple[str, str]]:

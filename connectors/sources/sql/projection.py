@@ -26,6 +26,7 @@ from connectors.sources.sql.columns import (
     lookup,
     normalize,
     parse_timestamp,
+    set_in,
     set_path,
     timestamp_text,
 )
@@ -167,14 +168,8 @@ def _fill(record: dict[str, Any], row: Mapping[str, Any], cells: list[_Cell],
             value = normalize(value, texts.tz)
         if parents is None:
             record[target] = value
-            continue
-        into = record  # set_path, its target split once
-        for part in parents:
-            child = into.get(part)
-            if not isinstance(child, dict):
-                child = into[part] = {}
-            into = child
-        into[leaf] = value
+        else:
+            set_in(record, parents, leaf, value)
 
 
 class Projection:

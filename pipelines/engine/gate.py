@@ -14,7 +14,7 @@ from connectors.marketing.resources import SYNC_RESOURCES
 from pipelines.engine.diff import content_hash
 from pipelines.engine.limits import item_bounds, ledger_safe
 from pipelines.engine.mappings.base import MappedItem
-from pipelines.engine.quality import Held, HeldTally, check_items
+from pipelines.engine.quality import Held, HeldTally, Pool, check_items
 from pipelines.engine.quality import held as holds
 from pipelines.engine.quality.frame import line_products
 from pipelines.engine.reasons import why
@@ -117,17 +117,19 @@ def check_quality(
     report: StreamReport,
     tally: HeldTally,
     known_products: Known,
+    pool: Pool | None = None,
 ) -> list[MappedItem]:
     """Run the resource's quality suite; quarantine the items breaking a blocking rule
     (with the rules' names as reasons) and return the others. An item the suite cannot
-    run on is held back too, and counted in ``tally``."""
+    run on is held back too, and counted in ``tally``. ``pool``: the stream's, where its
+    warnings judged row by row gather (``quality.Pool``)."""
     if not items:
         return items
     known = known_products(items)
     failures: dict[str, list[str]] = {}
     try:
         quality = check_items(resource, [(m.key, m.item) for m in items],
-                              known=known, after_models=True)
+                              known=known, after_models=True, pool=pool)
         report.quality.setdefault(resource, []).append(quality)
         failures = {key: quality.reasons(key) for key in quality.failures}
     except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it

@@ -40,7 +40,7 @@ from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapped_pages, ma
 from pipelines.engine.mappings.base import MappedItem, Overrides, PlatformMapping
 from pipelines.engine.plan import ReadPlan, Window, plan_read
 from pipelines.engine.probe import VisibilityProbe
-from pipelines.engine.quality import HeldTally
+from pipelines.engine.quality import HeldTally, Pool
 from pipelines.engine.quality.check import plan_suite, suite_pending
 from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead, Reading
 from pipelines.engine.read_process import ReadProcess
@@ -94,6 +94,8 @@ class StreamSync:
         #: the run's read-ahead and the stream being synced (``run``)
         self._ahead: ReadAhead | None = None
         self._stream = ""
+        #: where the stream being synced gathers its pooled warnings (``quality.Pool``)
+        self._pool = Pool(chunk_items)
         #: the chunk being pushed and recorded while the next one is checked
         self._in_flight = InFlight(stages)
         self.mapper = RecordMapper(mapping, Overrides(source.mapping),
@@ -169,6 +171,7 @@ class StreamSync:
         chunk: list[MappedItem] = []
         last: Position | None = None
         seen: set[str] | None = set() if plan.finds_deletions else None
+        self._pool = Pool(self.chunk_items)
         try:
             while True:
                 with stage(self.stages, "read"):
@@ -188,6 +191,9 @@ class StreamSync:
                     await self._flush(stream, chunk, plan, last, report, dry_run)
                     chunk = []
             await self._flush(stream, chunk, plan, last, report, dry_run)
+            with stage(self.stages, "quality"):
+                for judged in self._pool.drain():
+                    report.quality.setdefault(judged.resource, []).append(judged)
             await self._in_flight.done()
         finally:
             self._in_flight.abandon()
@@ -326,7 +332,7 @@ class StreamSync:
             await self._await_suite(resource)
         with stage(self.stages, "quality"):
             to_send = check_quality(resource, to_send, hashes, held, report, tally,
-                                    self._known_products)
+                                    self._known_products, self._pool)
         if (held_report := tally.report()) is not None:
             report.quality.setdefault(resource, []).append(held_report)
         if dry_run:

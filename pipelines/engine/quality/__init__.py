@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pipelines.engine.quality.check import (
     KINDS,
+    Pool,
     QualityReport,
     check_items,
     rules_markdown,
@@ -15,5 +16,5 @@ from pipelines.engine.quality.check import (
 )
 from pipelines.engine.quality.held import Held, HeldTally
 
-__all__ = ["KINDS", "Held", "HeldTally", "QualityReport", "check_items", "rules_markdown",
-           "summarize"]
+__all__ = ["KINDS", "Held", "HeldTally", "Pool", "QualityReport", "check_items",
+           "rules_markdown", "summarize"]

@@ -29,16 +29,18 @@ import threading
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from pipelines.engine.collector import freeze_held
-from pipelines.engine.quality.frame import item_frame
-from pipelines.engine.quality.plan import Format, Plan
+from pipelines.engine.quality.frame import column_values, item_frame, kind_of, typed
+from pipelines.engine.quality.plan import Finding, Format, Plan
 from pipelines.engine.quality.suites import (
     Rule,
     Suite,
     rules_for,
 )
+from pipelines.engine.quality.verdicts import Verdicts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,6 +83,8 @@ class _Compiled:
     rules: dict[str, Rule]
     #: the rules the last batch broke: the next batch likely breaks them too
     failing: set[str] = field(default_factory=set)
+    #: what each row-local rule said of the values it judged, by rule name
+    verdicts: dict[str, Verdicts] = field(default_factory=dict)
 
 
 _lock = threading.Lock()
@@ -158,23 +162,128 @@ def _build(resource: str, after_models: bool) -> _Compiled | None:
     return _Compiled(suite, columns, plan, rules)
 
 
-def _validate(compiled: _Compiled, df: pd.DataFrame, names: Collection[str]
+def _validate(compiled: _Compiled, items: Sequence[tuple[str, Mapping[str, Any]]],
+              known: Mapping[str, set[str]] | None, names: Collection[str]
               ) -> list[tuple[Rule, list[str], str | None]]:
-    """(rule, keys of the items breaking it, error) for the rules ``names`` on ``df``.
+    """(rule, keys of the items breaking it, error) for the rules ``names`` on ``items``.
 
-    One GX pass: ``BOOLEAN_ONLY`` for the rules that held on the last batch, ``COMPLETE``
-    for those that broke there; then ``COMPLETE`` for the rules that broke only now.
+    A rule decided by value judges only the values it has not judged before
+    (``verdicts.py``); the others share one GX pass over the chunk's frame (``_judge_frame``).
     """
+    keys = [key for key, _ in items]
+    found: dict[str, Finding] = {}
+    whole: list[str] = []  # judged on the chunk's frame
+    for name in names:
+        rule = compiled.rules[name]
+        finding = None
+        if rule.by_value:
+            (column,) = rule.columns
+            verdicts = compiled.verdicts.setdefault(name, Verdicts())
+            finding = verdicts.judge(
+                keys, column_values(compiled.suite, items, column, known),
+                kind_of(compiled.suite, column), partial(_judge_values, compiled, name, column))
+        if finding is None:
+            whole.append(name)
+        else:
+            found[name] = finding
+    if whole:
+        found.update(_judge_frame(compiled, item_frame(
+            compiled.suite, items, known,
+            {c for name in whole for c in compiled.rules[name].columns}), whole))
+    return [(compiled.rules[name], found[name].keys, found[name].error) for name in names]
+
+
+def _judge_frame(compiled: _Compiled, df: pd.DataFrame, names: Collection[str]
+                 ) -> dict[str, Finding]:
+    """The rules ``names`` on ``df`` in one GX pass: ``BOOLEAN_ONLY`` for the rules that
+    held on the last batch, ``COMPLETE`` for those that broke there; then ``COMPLETE`` for
+    the rules that broke only now."""
     formats: dict[str, Format] = {
         name: "complete" if name in compiled.failing else "boolean" for name in names}
-    found = compiled.plan.run(df, formats)
-    found.update(compiled.plan.run(df, {
-        name: "complete" for name, finding in found.items()
+    judged = compiled.plan.run(df, formats)
+    judged.update(compiled.plan.run(df, {
+        name: "complete" for name, finding in judged.items()
         if formats[name] == "boolean" and not finding.success and finding.error is None}))
-    compiled.failing = (compiled.failing - set(found)) | {
-        name for name, finding in found.items() if not finding.success and finding.error is None}
-    return [(compiled.rules[name], finding.keys, finding.error)
-            for name, finding in found.items()]
+    compiled.failing = (compiled.failing - set(judged)) | {
+        name for name, finding in judged.items() if not finding.success and finding.error is None}
+    return judged
+
+
+def _judge_values(compiled: _Compiled, name: str, column: str, values: list[Any]) -> Finding:
+    """Rule ``name`` on a frame of distinct ``values`` of ``column``, keyed by position."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"_key": [str(index) for index in range(len(values))],
+                          column: typed(kind_of(compiled.suite, column), values)})
+    return compiled.plan.run(frame, {name: "complete"})[name]
+
+
+#: chunks of rows a stream's pooled warnings gather before GX judges them together
+POOL_CHUNKS = 5
+
+
+@dataclass
+class _Gathered:
+    """Rows waiting in a pool: their keys and the columns the pooled rules read."""
+
+    compiled: _Compiled
+    keys: list[str] = field(default_factory=list)
+    columns: dict[str, list[Any]] = field(default_factory=dict)
+
+    def judge(self, names: Collection[str]) -> dict[str, Finding]:
+        """The rules ``names`` on the rows gathered, which are let go."""
+        if not self.keys:
+            return {}
+        import pandas as pd
+
+        suite = self.compiled.suite
+        frame = pd.DataFrame({"_key": self.keys, **{
+            column: typed(kind_of(suite, column), values)
+            for column, values in self.columns.items()}})
+        self.keys, self.columns = [], {}
+        return _judge_frame(self.compiled, frame, names)
+
+
+class Pool:
+    """A stream's rows for its pooled warnings (``Rule.pooled``), judged ``POOL_CHUNKS``
+    chunks at a time.
+
+    GX costs about the same per rule and batch whatever the batch's size (``plan.py``). A
+    warning holds no item back, so no chunk waits for its verdict: a stream gathers these
+    rules' columns over a few chunks and GX judges them together. Their results come in
+    the report of the chunk that filled the pool, and ``drain`` judges what is left when
+    the stream ends. One pool per stream run; it keeps only the few columns those rules
+    read (and the keys), never the items.
+    """
+
+    def __init__(self, chunk_items: int) -> None:
+        #: rows that make the pool full
+        self.rows = POOL_CHUNKS * chunk_items
+        self._gathered: dict[tuple[str, tuple[str, ...]], _Gathered] = {}
+
+    def add(self, resource: str, compiled: _Compiled,
+            items: Sequence[tuple[str, Mapping[str, Any]]], names: Sequence[str],
+            known: Mapping[str, set[str]] | None) -> dict[str, Finding]:
+        """Gather ``items`` for the rules ``names``; their findings over all the rows
+        gathered when that fills the pool (else nothing yet)."""
+        gathered = self._gathered.setdefault((resource, tuple(names)), _Gathered(compiled))
+        gathered.keys += [key for key, _ in items]
+        for column in {c for name in names for c in compiled.rules[name].columns}:
+            gathered.columns.setdefault(column, []).extend(
+                column_values(compiled.suite, items, column, known))
+        return gathered.judge(names) if len(gathered.keys) >= self.rows else {}
+
+    def drain(self) -> list[QualityReport]:
+        """What is still gathered, judged now: a report per resource and rules, of no rows
+        (the chunks' reports counted them)."""
+        reports = []
+        for (resource, names), gathered in self._gathered.items():
+            started = time.perf_counter()
+            if found := gathered.judge(names):
+                reports.append(_report(gathered.compiled, resource, 0, found, {},
+                                       time.perf_counter() - started, only=found))
+        self._gathered.clear()
+        return reports
 
 
 def check_items(
@@ -183,13 +292,15 @@ def check_items(
     *,
     known: Mapping[str, set[str]] | None = None,
     after_models: bool = False,
+    pool: Pool | None = None,
 ) -> QualityReport:
     """Validate ``(key, item)`` pairs of ``resource`` with its suite.
 
     ``known["products"]`` holds the product ids (as text, without the lang part of ledger
     keys) that order and cart lines may refer to; without it that rule is reported skipped.
     ``after_models``: the items passed the item models and are unique by key (the engine's
-    case), so the rules those guarantee are skipped.
+    case), so the rules those guarantee are skipped. ``pool``: the stream's pool, where
+    its pooled warnings gather (``Pool``); without one, every rule judges ``items`` now.
     """
     started = time.perf_counter()
     compiled = _compile(resource, after_models) if items else None
@@ -197,28 +308,45 @@ def check_items(
         return QualityReport(resource, len(items), {}, {}, [], time.perf_counter() - started)
     runnable = [name for name, rule in compiled.rules.items()
                 if rule.needs is None or (known is not None and rule.needs in known)]
-    outcomes = {rule.name: (keys, error) for rule, keys, error in _validate(
-        compiled, item_frame(compiled.suite, items, known, compiled.columns), runnable)
-    } if runnable else {}
+    pooled = [name for name in runnable if compiled.rules[name].pooled] if pool is not None else []
+    found = {rule.name: Finding(not keys and error is None, keys, error)
+             for rule, keys, error in _validate(
+                 compiled, items, known, [n for n in runnable if n not in pooled])}
+    if pooled:
+        assert pool is not None
+        found.update(pool.add(resource, compiled, items, pooled, known))
+    return _report(compiled, resource, len(items), found, {
+        name: f"no known {compiled.rules[name].needs} given"
+        for name in compiled.rules if name not in runnable}, time.perf_counter() - started,
+        only=set(found) | set(compiled.rules) - set(pooled))
+
+
+def _report(compiled: _Compiled, resource: str, rows: int, found: Mapping[str, Finding],
+            skipped: Mapping[str, str], seconds: float, *, only: Collection[str]
+            ) -> QualityReport:
+    """The report of ``rows`` items: the rules of ``only`` in suite order, each with its
+    finding or why it was skipped (a pooled rule is reported when its pool is judged)."""
     failures: dict[str, list[str]] = {}
     warnings: dict[str, int] = {}
     results: list[dict[str, Any]] = []
     for rule in compiled.suite.rules:  # in suite order, skipped ones too
         if rule.name not in compiled.rules:
-            results.append(_result(rule, keys=[], skipped="guaranteed by the item models"))
+            if rows:
+                results.append(_result(rule, keys=[], skipped="guaranteed by the item models"))
             continue
-        if rule.name not in outcomes:
-            results.append(_result(rule, keys=[], skipped=f"no known {rule.needs} given"))
+        if rule.name not in only:
             continue
-        keys, error = outcomes[rule.name]
+        if rule.name in skipped:
+            results.append(_result(rule, keys=[], skipped=skipped[rule.name]))
+            continue
+        finding = found[rule.name]
         if rule.blocking:
-            for key in keys:
+            for key in finding.keys:
                 failures.setdefault(key, []).append(rule.name)
-        elif keys:
-            warnings[rule.name] = len(keys)
-        results.append(_result(rule, keys=keys, error=error))
-    return QualityReport(resource, len(items), failures, warnings, results,
-                         time.perf_counter() - started)
+        elif finding.keys:
+            warnings[rule.name] = len(finding.keys)
+        results.append(_result(rule, keys=finding.keys, error=finding.error))
+    return QualityReport(resource, rows, failures, warnings, results, seconds)
 
 
 def _result(rule: Rule, *, keys: list[str], error: str | None = None,

@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from pipelines.engine.quality.suites import AMOUNTS, LINES, UNKNOWN_PRODUCTS, Suite
+from pipelines.engine.quality.suites import AMOUNTS, LINES, UNKNOWN_PRODUCTS, Kind, Suite
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,13 +70,79 @@ def line_products(item: Mapping[str, Any]) -> tuple[str, ...] | None:
     return tuple([str(line.get("product_id")) for line in lines if isinstance(line, _MAPPING)])
 
 
-def _unknown_products(item: Mapping[str, Any], products: set[str]) -> int:
-    """Lines naming a product ``products`` does not hold."""
-    unknown = 0
-    for product in line_products(item) or ():
-        if product not in products:
-            unknown += 1
-    return unknown
+def _unknown_counts(items: Sequence[tuple[str, Mapping[str, Any]]], products: set[str]
+                    ) -> list[float]:
+    """For each item, how many of its lines name a product ``products`` does not hold.
+    A chunk's lines name the same products again and again: each id is looked up once
+    (ints and texts apart, so that 1, "1" and True are never taken for one another)."""
+    known: dict[Any, bool] = {}  # ints and texts only
+    counts: list[float] = []
+    for _, item in items:
+        lines = item.get(LINES)
+        unknown = 0
+        if isinstance(lines, list):
+            for line in lines:
+                if not isinstance(line, _MAPPING):
+                    continue
+                product = line.get("product_id")
+                kind = type(product)
+                if kind is int or kind is str:
+                    found = known.get(product)
+                    if found is None:
+                        found = known[product] = str(product) in products
+                else:
+                    found = str(product) in products
+                if not found:
+                    unknown += 1
+        counts.append(float(unknown))
+    return counts
+
+
+def kind_of(suite: Suite, column: str) -> Kind:
+    """How ``column`` comes out of an item (``Kind``); the derived columns are numbers."""
+    return "num" if column in (AMOUNTS, UNKNOWN_PRODUCTS) else suite.shape.columns[column]
+
+
+def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]], column: str,
+                  known: Mapping[str, set[str]] | None = None) -> list[Any]:
+    """``column`` of each item as the suite reads it, before pandas types it (``typed``):
+    ids with "" as None, text as ``str`` ("" when missing), numbers as floats or None,
+    timestamps as their text (None when not text); ``AMOUNTS`` and ``UNKNOWN_PRODUCTS``
+    derived (the latter all None without ``known["products"]``)."""
+    if column == AMOUNTS:
+        prefix = f"{LINES}[]."
+        fields = [f for f in suite.shape.amounts if not f.startswith(prefix)]
+        line_fields = [f.removeprefix(prefix) for f in suite.shape.amounts if f.startswith(prefix)]
+        return [_amounts_min(item, fields, line_fields) for _, item in items]
+    if column == UNKNOWN_PRODUCTS:
+        products = None if known is None else known.get("products")
+        return [None] * len(items) if products is None else _unknown_counts(items, products)
+    kind = suite.shape.columns[column]
+    first, *inner = column.split(".")
+    values = [item.get(first) for _, item in items]
+    for part in inner:  # a level at a time: one pass a level, not a walk an item
+        values = [v.get(part) if isinstance(v, _MAPPING) else None for v in values]
+    if kind == "id":
+        return [None if v is None or v == "" else v for v in values]
+    if kind == "text":
+        return [v if type(v) is str else "" if v is None else str(v) for v in values]
+    if kind == "num":
+        return [v if type(v) is float and v == v else _number(v) for v in values]
+    if kind == "ts":
+        return [v if isinstance(v, str) else None for v in values]
+    return values
+
+
+def typed(kind: Kind, values: list[Any]) -> Any:
+    """``column_values`` as the frame holds them: numbers as float64, timestamps as naive
+    UTC datetimes."""
+    import pandas as pd
+
+    if kind == "num":
+        return pd.Series(values, dtype="float64")
+    if kind == "ts":
+        return _timestamps(pd.Series(values, dtype=object))
+    return values
 
 
 def item_frame(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
@@ -87,34 +153,12 @@ def item_frame(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
     import pandas as pd
 
     wanted = set(suite.shape.columns) | {AMOUNTS, UNKNOWN_PRODUCTS} if columns is None else columns
+    derived = [c for c in (AMOUNTS, UNKNOWN_PRODUCTS) if c in wanted and (
+        suite.shape.amounts if c == AMOUNTS else suite.shape.lines)]
     data: dict[str, Any] = {"_key": [key for key, _ in items]}
-    for column, kind in suite.shape.columns.items():
-        if column not in wanted:
-            continue
-        values = ([item.get(column) for _, item in items] if "." not in column
-                  else [_get(item, column) for _, item in items])
-        if kind == "id":
-            data[column] = [None if v is None or v == "" else v for v in values]
-        elif kind == "text":
-            data[column] = ["" if v is None else str(v) for v in values]
-        elif kind == "num":
-            data[column] = pd.Series([_number(v) for v in values], dtype="float64")
-        elif kind == "ts":
-            texts = pd.Series([v if isinstance(v, str) else None for v in values], dtype=object)
-            data[column] = _timestamps(texts)
-        else:
-            data[column] = values
-    if suite.shape.amounts and AMOUNTS in wanted:
-        prefix = f"{LINES}[]."
-        fields = [f for f in suite.shape.amounts if not f.startswith(prefix)]
-        line_fields = [f.removeprefix(prefix) for f in suite.shape.amounts if f.startswith(prefix)]
-        data[AMOUNTS] = pd.Series([_amounts_min(item, fields, line_fields) for _, item in items],
-                                  dtype="float64")
-    if suite.shape.lines and UNKNOWN_PRODUCTS in wanted:
-        products = None if known is None else known.get("products")
-        data[UNKNOWN_PRODUCTS] = pd.Series(
-            [None if products is None else _unknown_products(item, products) for _, item in items],
-            dtype="float64")
+    for column in [c for c in suite.shape.columns if c in wanted] + derived:
+        data[column] = typed(kind_of(suite, column),
+                             column_values(suite, items, column, known))
     return pd.DataFrame(data)
 
 

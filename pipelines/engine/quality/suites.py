@@ -138,6 +138,18 @@ class Rule:
     model_checked: bool = False
     #: the frame columns it reads
     columns: tuple[str, ...] = ()
+    #: GX decides each row from that row alone (not uniqueness), so rows may be judged
+    #: in any grouping: apart, or pooled with other chunks' rows
+    row_local: bool = False
+    #: row-local on one column's value alone: its verdict on a value holds wherever the
+    #: value appears (``verdicts.py``)
+    by_value: bool = False
+
+    @property
+    def pooled(self) -> bool:
+        """A warning GX decides row by row and not by value: it holds nothing back, so a
+        stream may judge its rows a few chunks at a time (``check.Pool``)."""
+        return self.row_local and not self.blocking and not self.by_value
 
 
 @dataclass(frozen=True)
@@ -212,6 +224,10 @@ def rules_for(resource: str) -> Suite | None:
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # read when GX builds a context
     defer()  # what GX imports and our rules never use (half of its import)
     import great_expectations.expectations as gxe
+    from great_expectations.expectations.expectation import (
+        ColumnMapExpectation,
+        ColumnPairMapExpectation,
+    )
     from great_expectations.expectations.row_conditions import Column
 
     from connectors.marketing.resources import SYNC_RESOURCES
@@ -220,16 +236,25 @@ def rules_for(resource: str) -> Suite | None:
 
     def add(expectation: Expectation, blocking: bool, description: str, *,
             needs: str | None = None, model_checked: bool = False,
-            also_reads: tuple[str, ...] = ()) -> None:
+            also_reads: tuple[str, ...] = (), row_local: bool = False) -> None:
         name = rule_name(expectation)
         expectation.meta = {"rule": name}  # results name their rule, even from copies
+        columns = columns_of(expectation) + also_reads
+        # row-local: a map of one column or of a pair, all its rows counting (no
+        # ``mostly``); uniqueness is a map too, but of the whole column: never row-local
+        assert not row_local or (
+            isinstance(expectation, ColumnMapExpectation | ColumnPairMapExpectation)
+            and expectation.mostly == 1), name
+        by_value = (row_local and len(columns) == 1
+                    and getattr(expectation, "row_condition", None) is None
+                    and shape.columns.get(columns[0], "num") in ("text", "num", "optional"))
         rules.append(Rule(name, expectation, blocking, description, needs, model_checked,
-                          columns_of(expectation) + also_reads))
+                          columns, row_local, by_value))
 
     spec = SYNC_RESOURCES[resource]
     ident = spec.id_field
     add(gxe.ExpectColumnValuesToNotBeNull(column=ident), True, f"{ident} is present",
-        model_checked=True)
+        model_checked=True, row_local=True)
     if spec.lang_scoped:
         add(gxe.ExpectCompoundColumnsToBeUnique(column_list=[ident, "lang"]), True,
             f"one item per ({ident}, lang) in a batch: otherwise which one wins is arbitrary",
@@ -240,56 +265,61 @@ def rules_for(resource: str) -> Suite | None:
             model_checked=True)
     if spec.parent_field and spec.parent_field in shape.columns:
         add(gxe.ExpectColumnValuesToNotBeNull(column=spec.parent_field), True,
-            f"{spec.parent_field} is present: the bulk route writes each item under it")
+            f"{spec.parent_field} is present: the bulk route writes each item under it",
+            row_local=True)
     if "lang" in shape.columns:
         add(gxe.ExpectColumnValuesToMatchRegex(column="lang", regex=LANG_REGEX), True,
-            "lang is an ISO 639-1 code, optionally with a region (en, fr-FR, pt_BR)")
+            "lang is an ISO 639-1 code, optionally with a region (en, fr-FR, pt_BR)",
+            row_local=True)
     if "currency" in shape.columns:
         add(gxe.ExpectColumnValuesToMatchRegex(column="currency", regex=CURRENCY_REGEX), True,
-            "currency is an ISO 4217 code")
+            "currency is an ISO 4217 code", row_local=True)
     for column in ("email", "customer.email"):
         if column in shape.columns:
             add(gxe.ExpectColumnValuesToMatchRegex(column=column, regex=EMAIL_REGEX), True,
-                f"{column} is a deliverable-looking address (contacts are keyed by it)")
+                f"{column} is a deliverable-looking address (contacts are keyed by it)",
+                row_local=True)
     if resource == "customers":
         add(gxe.ExpectColumnValuesToBeUnique(column="email"), False,
             "customers sharing an email merge into one contact on the service")
     if shape.amounts:
         add(gxe.ExpectColumnValuesToBeBetween(column=AMOUNTS, min_value=0), True,
-            f"not negative: {', '.join(shape.amounts)}", model_checked=True)
+            f"not negative: {', '.join(shape.amounts)}", model_checked=True, row_local=True)
     for column in ("created_at", "updated_at", "cart_updated_at", "started_at"):
         if column in shape.columns:
             add(gxe.ExpectColumnValuesToNotBeNull(column=column), True,
-                f"{column} is an ISO 8601 timestamp", model_checked=True)
+                f"{column} is an ISO 8601 timestamp", model_checked=True,
+                row_local=True)
     if "created_at" in shape.columns:
         # a warning: shops leave updated_at seconds behind created_at (Magento's children of
         # a configurable product, mass actions, clock skew) and the item is still right
         add(gxe.ExpectColumnPairValuesAToBeGreaterThanB(
                 column_A="updated_at", column_B="created_at", or_equal=True,
                 ignore_row_if="either_value_is_missing"), False,
-            "created_at <= updated_at")
+            "created_at <= updated_at", row_local=True)
     if resource == "orders":
         add(gxe.ExpectColumnPairValuesAToBeGreaterThanB(
                 column_A="amount", column_B="amount_without_tax", or_equal=True,
                 ignore_row_if="either_value_is_missing"), False,
-            "amount (tax included) >= amount_without_tax")
+            "amount (tax included) >= amount_without_tax", row_local=True)
     if "quantity_remaining" in shape.columns:
         add(gxe.ExpectColumnValuesToBeBetween(column="quantity_remaining", min_value=0), False,
-            "stock is not negative (backorders are sent as they are)")
+            "stock is not negative (backorders are sent as they are)", row_local=True)
     if resource == "images":
         add(gxe.ExpectColumnValuesToMatchRegex(column="url", regex=URL_REGEX), False,
-            "url is an http(s) URL")
+            "url is an http(s) URL", row_local=True)
     if resource == "vouchers":
         add(gxe.ExpectColumnValuesToBeBetween(
                 column="value", max_value=100,
                 row_condition=Column("type_voucher") == "percentage_reduction"), True,
-            "a percentage reduction is at most 100", also_reads=("type_voucher",))
+            "a percentage reduction is at most 100", also_reads=("type_voucher",),
+            row_local=True)
         add(gxe.ExpectColumnPairValuesAToBeGreaterThanB(
                 column_A="ended_at", column_B="started_at", or_equal=True,
                 ignore_row_if="either_value_is_missing"), False,
-            "a voucher does not end before it starts")
+            "a voucher does not end before it starts", row_local=True)
     if shape.lines:
         add(gxe.ExpectColumnValuesToBeBetween(column=UNKNOWN_PRODUCTS, max_value=0), False,
             "lines refer to known products (old orders often hold deleted ones: a warning)",
-            needs="products")
+            needs="products", row_local=True)
     return Suite(resource, shape, tuple(rules))

@@ -1,0 +1,188 @@
+"""The suite's two savings change nothing it finds.
+
+- A rule decided by a column's value alone (``Rule.by_value``: codes, emails, stock, lines
+  to unknown products) has GX judge each distinct value once per process; a chunk's
+  failing items are found from those verdicts (``quality/verdicts.py``).
+- A stream's warnings decided row by row (``Rule.pooled``: timestamps and amounts in
+  order) are judged a few chunks at a time (``check.Pool``): the same items, counted once,
+  in the stream's reports.
+
+The reference is GX judging each chunk whole, every rule on one frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from pipelines.engine.quality import Pool, check_items, summarize
+from pipelines.engine.quality import check as check_module
+from pipelines.engine.quality.frame import item_frame
+from pipelines.engine.quality.verdicts import Verdicts
+from tests.engine.quality_support import KNOWN, valid
+
+Chunk = list[tuple[str, dict[str, Any]]]
+
+
+def reference(resource: str, chunk: Chunk, known: Mapping[str, set[str]] | None
+              ) -> dict[str, set[str]]:
+    """Each rule's failing keys, judged on the chunk's whole frame: no verdicts, no pool."""
+    compiled = check_module._compile(resource, True)
+    assert compiled is not None
+    runnable = [name for name, rule in compiled.rules.items()
+                if rule.needs is None or (known is not None and rule.needs in known)]
+    frame = item_frame(compiled.suite, chunk, known, compiled.columns)
+    found = compiled.plan.run(frame, dict.fromkeys(runnable, "complete"))
+    return {name: set(finding.keys) for name, finding in found.items()}
+
+
+def findings(report: Any) -> dict[str, set[str]]:
+    """A report's failing keys by rule, warnings and blocking rules alike (not skipped)."""
+    return {r["name"]: set(r["sample"]) for r in report.results if "skipped" not in r}
+
+
+@pytest.fixture
+def fresh_verdicts() -> Iterator[None]:
+    """Every compiled suite forgets its verdicts, before and after the test."""
+    def forget() -> None:
+        for compiled in check_module._compiled.values():
+            if compiled is not None:
+                compiled.verdicts.clear()
+    forget()
+    yield
+    forget()
+
+
+TEXTS = st.sampled_from(["en", "fr-FR", "xx", "", "EUR", "EUE", "ada@example.com",
+                         "ada@example..com", "jo@exämple.de", " en", "\x00", "é" * 3])
+ODD = st.one_of(TEXTS, st.none(), st.integers(-3, 3), st.booleans(), st.floats(allow_nan=True),
+                st.lists(st.integers(), max_size=2), st.integers(2**63, 2**70))
+
+
+def order(i: int, lang: Any, currency: Any, email: Any, product: Any) -> dict[str, Any]:
+    (item,) = valid("orders", 1)
+    item.update(order_id=f"o{i}", lang=lang, currency=currency,
+                customer={**item["customer"], "email": email})
+    item["products"] = [{**item["products"][0], "product_id": product}]
+    return item
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(chunks=st.lists(st.lists(st.tuples(TEXTS, TEXTS, TEXTS, st.sampled_from(
+    [101, 102, 999, "101", True, None, 101.0])), min_size=1, max_size=6), min_size=1, max_size=4))
+def test_rules_decided_by_value_find_what_the_whole_chunk_shows(
+        fresh_verdicts: None, chunks: list[list[tuple[Any, Any, Any, Any]]]) -> None:
+    n = 0
+    for rows in chunks:  # in order: later chunks find their values judged already
+        chunk = []
+        for lang, currency, email, product in rows:
+            chunk.append((f"k{n}", order(n, lang, currency, email, product)))
+            n += 1
+        report = check_items("orders", chunk, known=KNOWN, after_models=True)
+        assert findings(report) == reference("orders", chunk, KNOWN)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(chunks=st.lists(st.lists(st.tuples(ODD, ODD), min_size=1, max_size=5),
+                       min_size=1, max_size=4))
+@example(chunks=[[("ada@example.com", 1.0)], [(2.5, True), ("ada@example.com", 1)]])
+def test_odd_values_are_judged_as_the_whole_chunk_judges_them(
+        fresh_verdicts: None, chunks: list[list[tuple[Any, Any]]]) -> None:
+    # carts' email is optional text and products' stock a number: ints, floats, flags,
+    # lists and NaN among them must not be taken for the values they hash like
+    n = 0
+    for rows in chunks:
+        carts, products = [], []
+        for email, stock in rows:
+            (cart,) = valid("carts", 1)
+            (product,) = valid("products", 1)
+            cart.update(cart_id=f"c{n}", email=email)
+            product.update(product_id=f"p{n}", quantity_remaining=stock)
+            carts.append((f"k{n}", cart))
+            products.append((f"k{n}", product))
+            n += 1
+        for resource, chunk in (("carts", carts), ("products", products)):
+            report = check_items(resource, chunk, known=KNOWN, after_models=True)
+            assert findings(report) == reference(resource, chunk, KNOWN), resource
+
+
+def test_a_value_judged_once_is_not_given_to_gx_again(
+        fresh_verdicts: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    judged: list[list[Any]] = []
+    judge = check_module._judge_values
+
+    def spy(compiled: Any, name: str, column: str, values: list[Any]) -> Any:
+        if name == "expect_column_values_to_match_regex(lang)":
+            judged.append(sorted(values))
+        return judge(compiled, name, column, values)
+
+    monkeypatch.setattr(check_module, "_judge_values", spy)
+    groups = valid("groups", 6)
+    for i, lang in enumerate(["en", "fr", "xx", "en", "xx", "de"]):
+        groups[i]["lang"] = lang
+    first = check_items("groups", [(f"a{i}", g) for i, g in enumerate(groups[:3])],
+                        after_models=True)
+    second = check_items("groups", [(f"b{i}", g) for i, g in enumerate(groups[3:])],
+                         after_models=True)
+
+    assert judged == [["en", "fr", "xx"], ["de"]]
+    assert first.failures == {"a2": ["expect_column_values_to_match_regex(lang)"]}
+    assert second.failures == {"b1": ["expect_column_values_to_match_regex(lang)"]}
+
+
+def test_past_its_capacity_a_rule_still_judges_new_values() -> None:
+    verdicts = Verdicts(capacity=2)
+    calls: list[list[object]] = []
+
+    def run(values: list[object]) -> check_module.Finding:
+        calls.append(values)
+        return check_module.Finding(False, [str(i) for i, v in enumerate(values) if v == "bad"])
+
+    assert verdicts.judge(["a", "b"], ["ok", "fine"], "text", run) == \
+        check_module.Finding(True, [])
+    found = verdicts.judge(["c", "d", "e"], ["bad", "ok", "bad"], "text", run)
+    assert found == check_module.Finding(False, ["c", "e"])
+    assert len(verdicts.passes) == 2 and calls[-1] == ["bad"]
+    assert verdicts.judge(["f"], ["bad"], "text", run) == check_module.Finding(False, ["f"])
+    assert calls[-1] == ["bad"]  # not kept: judged again
+
+
+def test_pooled_warnings_find_the_same_items_a_few_chunks_at_a_time() -> None:
+    orders = valid("orders", 23)
+    late = {3, 11, 22}  # created after their update: a warning
+    taxed = {7, 12}  # less with tax than without: a warning
+    for i, item in enumerate(orders):
+        item["order_id"] = f"o{i}"
+        if i in late:
+            item["created_at"] = "2099-01-01T00:00:00Z"
+        if i in taxed:
+            item["amount_without_tax"] = item["amount"] + 1
+    orders[5]["lang"] = "xx"  # blocking: held back with its own chunk
+    chunks = [[(f"k{i}", orders[i]) for i in range(start, min(start + 2, 23))]
+              for start in range(0, 23, 2)]
+    pool = Pool(chunk_items=2)  # judged every 10 rows
+    reports = [check_items("orders", chunk, known=KNOWN, after_models=True, pool=pool)
+               for chunk in chunks]
+    drained = pool.drain()
+    alone = [check_items("orders", chunk, known=KNOWN, after_models=True) for chunk in chunks]
+
+    assert [r.failures for r in reports] == [r.failures for r in alone]
+    assert {"k5"} == {key for r in reports for key in r.failures}
+    pooled = [r for r in reports if any("pair" in x["name"] for x in r.results)]
+    assert len(pooled) == 2 and len(drained) == 1  # at rows 10 and 20, then the last 3
+    assert drained[0].rows == 0
+    with_pool, without = summarize([*reports, *drained]), summarize(alone)
+    assert with_pool["rows"] == without["rows"] == 23
+    rules = {r["name"]: r for r in with_pool["rules"]}
+    assert rules == {r["name"]: r for r in without["rules"]}
+    updated = rules["expect_column_pair_values_a_to_be_greater_than_b(updated_at, created_at)"]
+    amounts = rules["expect_column_pair_values_a_to_be_greater_than_b(amount, amount_without_tax)"]
+    assert set(updated["sample"]) == {f"k{i}" for i in late}
+    assert set(amounts["sample"]) == {f"k{i}" for i in taxed}
+    assert pool.drain() == []  # drained: nothing is judged twice

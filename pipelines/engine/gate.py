@@ -26,8 +26,10 @@ SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
 #: held back until the source changes the item: invalid, or refused too often
 HELD = frozenset({ItemStatus.QUARANTINED, ItemStatus.PARKED})
 
-#: items -> the ids the quality suite may take as known, by resource (None: no lines)
-Known = Callable[[list[MappedItem]], dict[str, set[str]] | None]
+#: items and their lines' product ids (``line_products``) -> the ids the quality suite may
+#: take as known, by resource (None: no lines)
+Known = Callable[[list[MappedItem], list[tuple[str, ...] | None]],
+                 dict[str, set[str]] | None]
 
 
 def hash_of(mapped: MappedItem, unwritable: dict[str, str]) -> str:
@@ -125,11 +127,12 @@ def check_quality(
     warnings judged row by row gather (``quality.Pool``)."""
     if not items:
         return items
-    known = known_products(items)
+    lines = [line_products(m.item) for m in items]  # read once: for the look-up and the suite
+    known = known_products(items, lines)
     failures: dict[str, list[str]] = {}
     try:
         quality = check_items(resource, [(m.key, m.item) for m in items],
-                              known=known, after_models=True, pool=pool)
+                              known=known, after_models=True, pool=pool, lines=lines)
         report.quality.setdefault(resource, []).append(quality)
         failures = {key: quality.reasons(key) for key in quality.failures}
     except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
@@ -171,11 +174,16 @@ class KnownProducts:
         self._known: set[str] = set()
         self._looked_up: set[str] = set()
 
-    def __call__(self, items: list[MappedItem]) -> dict[str, set[str]] | None:
-        """None for items without lines."""
+    def __call__(self, items: list[MappedItem],
+                 lines: list[tuple[str, ...] | None] | None = None
+                 ) -> dict[str, set[str]] | None:
+        """``lines``: each item's ``line_products``, when the caller has them. None for items
+        without lines."""
+        if lines is None:
+            lines = [line_products(m.item) for m in items]
         named: dict[str, set[str]] = {}  # lang -> the products lines in that language name
-        for mapped in items:
-            if products := line_products(mapped.item):
+        for mapped, products in zip(items, lines, strict=True):
+            if products:
                 named.setdefault(mapped.item.get("lang") or self.lang, set()).update(products)
         if not named:
             return None

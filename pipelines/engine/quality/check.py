@@ -33,7 +33,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from pipelines.engine.collector import freeze_held
-from pipelines.engine.quality.frame import column_values, item_frame, kind_of, typed
+from pipelines.engine.quality.frame import column_values, kind_of, typed_frame
 from pipelines.engine.quality.plan import Finding, Format, Plan
 from pipelines.engine.quality.suites import (
     Rule,
@@ -95,10 +95,18 @@ _preparing: threading.Thread | None = None
 prepared: list[tuple[float, float]] = []
 
 
-def _compile(resource: str, after_models: bool) -> _Compiled | None:
+def _compile(resource: str, after_models: bool, *, ready: bool = False) -> _Compiled | None:
+    """The suite of ``resource`` as GX runs it, built at its first call; ``ready``: with
+    the steps of every rule prepared too (``Plan.ready``), as ``prepare``'s thread builds
+    them, so that no chunk pays for them."""
     with _lock:
         if (resource, after_models) not in _compiled:
-            _compiled[resource, after_models] = _build(resource, after_models)
+            compiled = _build(resource, after_models)
+            if ready and compiled is not None:
+                compiled.plan.ready({  # the format each rule first runs in (``_validate``)
+                    name: ("complete",) if rule.by_value else ("boolean",)
+                    for name, rule in compiled.rules.items()})
+            _compiled[resource, after_models] = compiled
         return _compiled[resource, after_models]
 
 
@@ -124,7 +132,7 @@ def prepare(resources: Iterable[str]) -> threading.Thread | None:
     def plan_all() -> None:
         wall, cpu = time.perf_counter(), time.thread_time()
         for resource in todo:
-            _compile(resource, True)
+            _compile(resource, True, ready=True)
         freeze_held()  # the import's objects live as long as the process
         prepared.append((time.perf_counter() - wall, time.thread_time() - cpu))
 
@@ -162,15 +170,12 @@ def _build(resource: str, after_models: bool) -> _Compiled | None:
     return _Compiled(suite, columns, plan, rules)
 
 
-def _validate(compiled: _Compiled, items: Sequence[tuple[str, Mapping[str, Any]]],
-              known: Mapping[str, set[str]] | None, names: Collection[str]
-              ) -> list[tuple[Rule, list[str], str | None]]:
-    """(rule, keys of the items breaking it, error) for the rules ``names`` on ``items``.
-
-    A rule decided by value judges only the values it has not judged before
-    (``verdicts.py``); the others share one GX pass over the chunk's frame (``_judge_frame``).
-    """
-    keys = [key for key, _ in items]
+def _validate(compiled: _Compiled, keys: list[str], values: Mapping[str, list[Any]],
+              names: Collection[str]) -> dict[str, Finding]:
+    """What the rules ``names`` find in the items ``keys`` whose columns hold ``values``
+    (``column_values``). A rule decided by value judges only the values it has not judged
+    before (``verdicts.py``); the others share one GX pass over the chunk's frame
+    (``_judge_frame``)."""
     found: dict[str, Finding] = {}
     whole: list[str] = []  # judged on the chunk's frame
     for name in names:
@@ -178,19 +183,18 @@ def _validate(compiled: _Compiled, items: Sequence[tuple[str, Mapping[str, Any]]
         finding = None
         if rule.by_value:
             (column,) = rule.columns
-            verdicts = compiled.verdicts.setdefault(name, Verdicts())
-            finding = verdicts.judge(
-                keys, column_values(compiled.suite, items, column, known),
-                kind_of(compiled.suite, column), partial(_judge_values, compiled, name, column))
+            finding = compiled.verdicts.setdefault(name, Verdicts()).judge(
+                keys, values[column], kind_of(compiled.suite, column),
+                partial(_judge_values, compiled, name, column))
         if finding is None:
             whole.append(name)
         else:
             found[name] = finding
     if whole:
-        found.update(_judge_frame(compiled, item_frame(
-            compiled.suite, items, known,
-            {c for name in whole for c in compiled.rules[name].columns}), whole))
-    return [(compiled.rules[name], found[name].keys, found[name].error) for name in names]
+        found.update(_judge_frame(compiled, typed_frame(compiled.suite, keys, {
+            c: values[c] for c in dict.fromkeys(
+                c for name in whole for c in compiled.rules[name].columns)}), whole))
+    return found
 
 
 def _judge_frame(compiled: _Compiled, df: pd.DataFrame, names: Collection[str]
@@ -211,10 +215,8 @@ def _judge_frame(compiled: _Compiled, df: pd.DataFrame, names: Collection[str]
 
 def _judge_values(compiled: _Compiled, name: str, column: str, values: list[Any]) -> Finding:
     """Rule ``name`` on a frame of distinct ``values`` of ``column``, keyed by position."""
-    import pandas as pd
-
-    frame = pd.DataFrame({"_key": [str(index) for index in range(len(values))],
-                          column: typed(kind_of(compiled.suite, column), values)})
+    frame = typed_frame(compiled.suite, [str(index) for index in range(len(values))],
+                        {column: values})
     return compiled.plan.run(frame, {name: "complete"})[name]
 
 
@@ -234,12 +236,7 @@ class _Gathered:
         """The rules ``names`` on the rows gathered, which are let go."""
         if not self.keys:
             return {}
-        import pandas as pd
-
-        suite = self.compiled.suite
-        frame = pd.DataFrame({"_key": self.keys, **{
-            column: typed(kind_of(suite, column), values)
-            for column, values in self.columns.items()}})
+        frame = typed_frame(self.compiled.suite, self.keys, self.columns)
         self.keys, self.columns = [], {}
         return _judge_frame(self.compiled, frame, names)
 
@@ -261,16 +258,15 @@ class Pool:
         self.rows = POOL_CHUNKS * chunk_items
         self._gathered: dict[tuple[str, tuple[str, ...]], _Gathered] = {}
 
-    def add(self, resource: str, compiled: _Compiled,
-            items: Sequence[tuple[str, Mapping[str, Any]]], names: Sequence[str],
-            known: Mapping[str, set[str]] | None) -> dict[str, Finding]:
-        """Gather ``items`` for the rules ``names``; their findings over all the rows
-        gathered when that fills the pool (else nothing yet)."""
+    def add(self, resource: str, compiled: _Compiled, keys: list[str],
+            values: Mapping[str, list[Any]], names: Sequence[str]) -> dict[str, Finding]:
+        """Gather the items ``keys``, whose columns hold ``values``, for the rules ``names``;
+        their findings over all the rows gathered when that fills the pool (else nothing
+        yet)."""
         gathered = self._gathered.setdefault((resource, tuple(names)), _Gathered(compiled))
-        gathered.keys += [key for key, _ in items]
-        for column in {c for name in names for c in compiled.rules[name].columns}:
-            gathered.columns.setdefault(column, []).extend(
-                column_values(compiled.suite, items, column, known))
+        gathered.keys += keys
+        for column in dict.fromkeys(c for name in names for c in compiled.rules[name].columns):
+            gathered.columns.setdefault(column, []).extend(values[column])
         return gathered.judge(names) if len(gathered.keys) >= self.rows else {}
 
     def drain(self) -> list[QualityReport]:
@@ -293,6 +289,7 @@ def check_items(
     known: Mapping[str, set[str]] | None = None,
     after_models: bool = False,
     pool: Pool | None = None,
+    lines: Sequence[tuple[str, ...] | None] | None = None,
 ) -> QualityReport:
     """Validate ``(key, item)`` pairs of ``resource`` with its suite.
 
@@ -301,6 +298,7 @@ def check_items(
     ``after_models``: the items passed the item models and are unique by key (the engine's
     case), so the rules those guarantee are skipped. ``pool``: the stream's pool, where
     its pooled warnings gather (``Pool``); without one, every rule judges ``items`` now.
+    ``lines``: the items' ``frame.line_products``, when the caller has them already.
     """
     started = time.perf_counter()
     compiled = _compile(resource, after_models) if items else None
@@ -309,12 +307,13 @@ def check_items(
     runnable = [name for name, rule in compiled.rules.items()
                 if rule.needs is None or (known is not None and rule.needs in known)]
     pooled = [name for name in runnable if compiled.rules[name].pooled] if pool is not None else []
-    found = {rule.name: Finding(not keys and error is None, keys, error)
-             for rule, keys, error in _validate(
-                 compiled, items, known, [n for n in runnable if n not in pooled])}
+    keys = [key for key, _ in items]
+    values = column_values(compiled.suite, items, {
+        c for name in runnable for c in compiled.rules[name].columns}, known, lines)
+    found = _validate(compiled, keys, values, [n for n in runnable if n not in pooled])
     if pooled:
         assert pool is not None
-        found.update(pool.add(resource, compiled, items, pooled, known))
+        found.update(pool.add(resource, compiled, keys, values, pooled))
     return _report(compiled, resource, len(items), found, {
         name: f"no known {compiled.rules[name].needs} given"
         for name in compiled.rules if name not in runnable}, time.perf_counter() - started,

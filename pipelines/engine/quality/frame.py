@@ -70,32 +70,10 @@ def line_products(item: Mapping[str, Any]) -> tuple[str, ...] | None:
     return tuple([str(line.get("product_id")) for line in lines if isinstance(line, _MAPPING)])
 
 
-def _unknown_counts(items: Sequence[tuple[str, Mapping[str, Any]]], products: set[str]
-                    ) -> list[float]:
-    """For each item, how many of its lines name a product ``products`` does not hold.
-    A chunk's lines name the same products again and again: each id is looked up once
-    (ints and texts apart, so that 1, "1" and True are never taken for one another)."""
-    known: dict[Any, bool] = {}  # ints and texts only
-    counts: list[float] = []
-    for _, item in items:
-        lines = item.get(LINES)
-        unknown = 0
-        if isinstance(lines, list):
-            for line in lines:
-                if not isinstance(line, _MAPPING):
-                    continue
-                product = line.get("product_id")
-                kind = type(product)
-                if kind is int or kind is str:
-                    found = known.get(product)
-                    if found is None:
-                        found = known[product] = str(product) in products
-                else:
-                    found = str(product) in products
-                if not found:
-                    unknown += 1
-        counts.append(float(unknown))
-    return counts
+def _unknown_counts(lines: Sequence[tuple[str, ...] | None], products: set[str]) -> list[float]:
+    """For each item's line product ids (``line_products``), how many ``products`` lacks."""
+    return [0.0 if not named or products.issuperset(named)
+            else float(sum(product not in products for product in named)) for named in lines]
 
 
 def kind_of(suite: Suite, column: str) -> Kind:
@@ -103,25 +81,7 @@ def kind_of(suite: Suite, column: str) -> Kind:
     return "num" if column in (AMOUNTS, UNKNOWN_PRODUCTS) else suite.shape.columns[column]
 
 
-def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]], column: str,
-                  known: Mapping[str, set[str]] | None = None) -> list[Any]:
-    """``column`` of each item as the suite reads it, before pandas types it (``typed``):
-    ids with "" as None, text as ``str`` ("" when missing), numbers as floats or None,
-    timestamps as their text (None when not text); ``AMOUNTS`` and ``UNKNOWN_PRODUCTS``
-    derived (the latter all None without ``known["products"]``)."""
-    if column == AMOUNTS:
-        prefix = f"{LINES}[]."
-        fields = [f for f in suite.shape.amounts if not f.startswith(prefix)]
-        line_fields = [f.removeprefix(prefix) for f in suite.shape.amounts if f.startswith(prefix)]
-        return [_amounts_min(item, fields, line_fields) for _, item in items]
-    if column == UNKNOWN_PRODUCTS:
-        products = None if known is None else known.get("products")
-        return [None] * len(items) if products is None else _unknown_counts(items, products)
-    kind = suite.shape.columns[column]
-    first, *inner = column.split(".")
-    values = [item.get(first) for _, item in items]
-    for part in inner:  # a level at a time: one pass a level, not a walk an item
-        values = [v.get(part) if isinstance(v, _MAPPING) else None for v in values]
+def _as_kind(kind: Kind, values: Sequence[Any]) -> list[Any]:
     if kind == "id":
         return [None if v is None or v == "" else v for v in values]
     if kind == "text":
@@ -130,6 +90,49 @@ def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]], 
         return [v if type(v) is float and v == v else _number(v) for v in values]
     if kind == "ts":
         return [v if isinstance(v, str) else None for v in values]
+    return list(values)
+
+
+def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
+                  columns: Collection[str], known: Mapping[str, set[str]] | None = None,
+                  lines: Sequence[tuple[str, ...] | None] | None = None
+                  ) -> dict[str, list[Any]]:
+    """``columns`` of each item as the suite reads them, before pandas types them
+    (``typed``): ids with "" as None, text as ``str`` ("" when missing), numbers as floats
+    or None, timestamps as their text (None when not text); ``AMOUNTS`` and
+    ``UNKNOWN_PRODUCTS`` derived (the latter all None without ``known["products"]``).
+    ``lines``: the items' ``line_products``, when the caller has them already.
+
+    One pass over the items reads every field wanted: a chunk's items fill more memory
+    than the processor's caches hold, so each pass over them costs its cache misses again.
+    """
+    values: dict[str, list[Any]] = {}
+    plain = [c for c in suite.shape.columns if c in columns]
+    fields = list(dict.fromkeys(c.split(".", 1)[0] for c in plain))
+    if fields and items:
+        read = dict(zip(fields, zip(*[[item.get(f) for f in fields] for _, item in items],
+                                    strict=True), strict=True))
+    else:
+        read = {f: () for f in fields}
+    for column in plain:
+        first, *inner = column.split(".")
+        found: Sequence[Any] = read[first]
+        for part in inner:  # a level at a time: one pass a level, not a walk an item
+            found = [v.get(part) if isinstance(v, _MAPPING) else None for v in found]
+        values[column] = _as_kind(suite.shape.columns[column], found)
+    if AMOUNTS in columns and suite.shape.amounts:
+        prefix = f"{LINES}[]."
+        direct = [f for f in suite.shape.amounts if not f.startswith(prefix)]
+        line_fields = [f.removeprefix(prefix) for f in suite.shape.amounts if f.startswith(prefix)]
+        values[AMOUNTS] = [_amounts_min(item, direct, line_fields) for _, item in items]
+    if UNKNOWN_PRODUCTS in columns and suite.shape.lines:
+        products = None if known is None else known.get("products")
+        if products is None:
+            values[UNKNOWN_PRODUCTS] = [None] * len(items)
+        else:
+            if lines is None:
+                lines = [line_products(item) for _, item in items]
+            values[UNKNOWN_PRODUCTS] = _unknown_counts(lines, products)
     return values
 
 
@@ -145,21 +148,22 @@ def typed(kind: Kind, values: list[Any]) -> Any:
     return values
 
 
+def typed_frame(suite: Suite, keys: list[str], values: Mapping[str, list[Any]]) -> pd.DataFrame:
+    """``_key`` and the columns ``values`` holds (``column_values``), typed (``typed``)."""
+    import pandas as pd
+
+    return pd.DataFrame({"_key": keys, **{
+        column: typed(kind_of(suite, column), found) for column, found in values.items()}})
+
+
 def item_frame(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
                known: Mapping[str, set[str]] | None = None,
                columns: Collection[str] | None = None) -> pd.DataFrame:
     """One row per item: ``_key`` and the columns the rules read (``columns``; all of the
     suite's when None)."""
-    import pandas as pd
-
     wanted = set(suite.shape.columns) | {AMOUNTS, UNKNOWN_PRODUCTS} if columns is None else columns
-    derived = [c for c in (AMOUNTS, UNKNOWN_PRODUCTS) if c in wanted and (
-        suite.shape.amounts if c == AMOUNTS else suite.shape.lines)]
-    data: dict[str, Any] = {"_key": [key for key, _ in items]}
-    for column in [c for c in suite.shape.columns if c in wanted] + derived:
-        data[column] = typed(kind_of(suite, column),
-                             column_values(suite, items, column, known))
-    return pd.DataFrame(data)
+    return typed_frame(suite, [key for key, _ in items],
+                       column_values(suite, items, wanted, known))
 
 
 def _timestamps(texts: pd.Series) -> pd.Series:

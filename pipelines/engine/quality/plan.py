@@ -96,6 +96,16 @@ class Plan:
         self._steps: dict[tuple[str, Format], _Step] = {}
         self._lock = threading.Lock()
 
+    def ready(self, formats: Mapping[str, Iterable[Format]]) -> None:
+        """Prepare the steps of each rule in each of its formats now, not at its first run
+        (about 25 ms each): for a thread that plans ahead of the batches."""
+        for rule, wanted in formats.items():
+            for fmt in wanted:
+                try:
+                    self._step(rule, fmt)
+                except Exception:  # noqa: BLE001 - its run reports it, as it always has
+                    continue
+
     def _step(self, rule: str, fmt: Format) -> _Step:
         step = self._steps.get((rule, fmt))
         if step is None:

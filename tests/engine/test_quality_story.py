@@ -3,11 +3,13 @@ the run's quality summary (what the Dagster ``quality`` check shows) under the r
 stage that held it back — a record the connector could not read or a value past what the
 API holds (``limit``), a mapping that raised (``mapping``), the item models (``model``),
 the great-expectations suite (``suite``) — and the summary's count of held-back rows is the
-ledger's count of the items the run quarantined.
+ledger's count of the items the run quarantined. Warnings hold nothing back and are counted
+too, each row once, in whichever chunk it came.
 
 The shop is a drop folder of orders (``sandbox.shops.files``): the generated export, whose
 rows include an email that is not one, a negative line price and a line that is not JSON,
-plus a file of rows arranged to break one stage each.
+plus a file of rows arranged to break one stage each, or a warning. It is synced in chunks
+of four.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import re
 import textwrap
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,11 @@ FIXES = f"""
 """
 SUITE_EMAIL = "expect_column_values_to_match_regex(customer.email)"
 SUITE_CURRENCY = "expect_column_values_to_match_regex(currency)"
+#: warnings the suite judges row by row, a few chunks at a time (``quality.Pool``)
+WARN_DATES = "expect_column_pair_values_a_to_be_greater_than_b(updated_at, created_at)"
+WARN_AMOUNT = "expect_column_pair_values_a_to_be_greater_than_b(amount, amount_without_tax)"
+#: the sync's chunks: the drop's 48 rows make twelve, the warnings' pool fills twice
+CHUNK_ITEMS = 4
 
 
 @dataclass
@@ -48,6 +56,8 @@ class Setup(EngineSetup):
     #: record id (an order's id, or the file:line of a line that is not JSON) -> rules that
     #: must hold it back (among others: a negative line price makes the totals negative too)
     expected: dict[str, set[str]]
+    #: warning -> the ids of the orders that break it and reach the suite
+    warned: dict[str, set[str]]
 
 
 def arranged(template: dict[str, Any]) -> list[tuple[dict[str, Any], set[str]]]:
@@ -67,6 +77,8 @@ def arranged(template: dict[str, Any]) -> list[tuple[dict[str, Any], set[str]]]:
         (order(5006, currency="XYZ"), {SUITE_CURRENCY}),
         (order(5007, customer={"email": "ada@example..com"}), {SUITE_EMAIL}),
         (order(5008, items=[{**line, "unit_price": -2}]), {"model: products[].price"}),
+        (order(5009, created_at=template["updated_at"] + timedelta(hours=1)), set()),
+        (order(5010, total_excl=template["total"] + 1), set()),
     ]
 
 
@@ -88,6 +100,8 @@ def setup(engine_setup: MakeSetup, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.syspath_prepend(str(tmp_path))
     root = tmp_path / "drop"
     shop = generate(11, orders=40, customers=12, products=6)
+    for order in shop.tables["orders"][2::5]:  # warnings in every part of the stream
+        order["created_at"] = order["updated_at"] + timedelta(minutes=5)
     drop = write_drop(root, shop, streams=["orders"])
     export = order_export(shop)
     expected: dict[str, set[str]] = {}
@@ -103,12 +117,18 @@ def setup(engine_setup: MakeSetup, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     expected |= {str(row["id"]): rules for row, rules in rows if rules}
     expected |= {origin: {UNREADABLE} for origin in drop.ids["orders"]
                  if origin.startswith("orders/orders-arranged")}
+    judged = [row for row in [*export, *(row for row, _ in rows)]
+              if expected.get(str(row["id"]), set()) <= {SUITE_EMAIL, SUITE_CURRENCY}]
+    warned = {WARN_DATES: {str(r["id"]) for r in judged if r["created_at"] > r["updated_at"]},
+              WARN_AMOUNT: {str(r["id"]) for r in judged if r["total_excl"] > r["total"]}}
     return engine_setup(Setup, {
         "name": SOURCE, "platform": "files",
-        "connection": {"path": str(root), "options": {"timezone": TIMEZONE},
+        "connection": {"path": str(root),
+                       "options": {"timezone": TIMEZONE, "page_size": CHUNK_ITEMS},
                        "streams": {"orders": STREAMS["orders"]}},
         "mapping": {"orders": {"callable": "story_fixes:fix"}},
-    }, drop=drop, expected=expected)
+        "tuning": {"chunk_items": CHUNK_ITEMS},
+    }, drop=drop, expected=expected, warned=warned)
 
 
 def test_every_row_held_back_is_in_the_quality_summary_under_its_rule(setup: Setup) -> None:
@@ -142,6 +162,21 @@ def test_every_row_held_back_is_in_the_quality_summary_under_its_rule(setup: Set
     assert "| mapping | `mapping: KeyError` | yes | 1 | `5003` |" in rules_markdown(summary)
 
 
+def test_warnings_judged_a_few_chunks_at_a_time_count_every_row_once(setup: Setup) -> None:
+    report = setup.run_by_stream()["orders"]
+    summary = summarize(report.quality["orders"])
+    by_name = {r["name"]: r for r in summary["rules"]}
+
+    assert report.records > 5 * CHUNK_ITEMS * 2, "the pool fills, and some is left at the end"
+    assert {"5009"} <= setup.warned[WARN_DATES] and {"5010"} <= setup.warned[WARN_AMOUNT]
+    for rule, keys in setup.warned.items():
+        assert by_name[rule]["unexpected_count"] == len(keys), rule
+        assert set(by_name[rule]["sample"]) == keys, rule
+        assert not by_name[rule]["blocking"] and not by_name[rule]["success"]
+    accepted = setup.state.entries(SOURCE, "orders", {ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
+    assert {"5009", "5010"} <= {e.key for e in accepted}, "a warning holds nothing back"
+
+
 def test_a_rerun_judges_nothing_again_and_holds_nothing_new(setup: Setup) -> None:
     """Rows unchanged since they were held back are not judged again: the run's summary
     is about what the run did; the ledger still holds them (the state checks show that)."""
@@ -154,3 +189,4 @@ def test_a_rerun_judges_nothing_again_and_holds_nothing_new(setup: Setup) -> Non
     summary = summarize(report.quality.get("orders", ()))
     assert (summary["rows"], summary["blocked"]) == (0, 0)
     assert len(setup.state.entries(SOURCE, "orders", {ItemStatus.QUARANTINED})) == held
+

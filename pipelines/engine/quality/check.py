@@ -6,20 +6,32 @@ rest flow on. ``summarize`` folds a run's reports — these, and those of the ro
 before the suite (``held.py``) — into what the Dagster asset check shows.
 
 Cost: GX and the packages it shares take ~1.5 CPU-s to import (``deferred.py`` leaves out
-the half our rules never use). A sync starts that import in a thread
-(``prepare``) when a chunk first has items to check — a source's first sync at its start,
-as it will send everything — and it overlaps the reading: a stream
-whose suite is not planned yet reads ahead (``suite_pending``, ``engine/read_ahead.py``)
-instead of stalling on that chunk; a sync that finds nothing changed never pays it. Each suite is planned once per process (``plan.py``): per batch GX then only resolves the
-metrics of the rules and judges them, about a quarter of what ``batch.validate`` costs. The
-cost is still per rule and batch more than per row, so: the engine checks only the items it
-would send (unchanged ones never reach the suite), skips the rules the item models already
-guarantee (``after_models``), and a rule is first run in GX's cheap ``BOOLEAN_ONLY`` format;
-only rules that fail are run again in ``COMPLETE`` with ``unexpected_index_column_names`` to
-learn which items broke them — unless the rule failed on the previous batch, when it goes
-straight to ``COMPLETE`` (bad data comes in runs) (``_validate``). A rule GX cannot evaluate
-holds nothing back; it shows as failed with its error in the results.
-Calls are meant to come from one thread at a time, as the engine makes them.
+the half our rules never use). A sync starts that import in a thread (``prepare``) when a
+chunk first has items to check — a source's first sync at its start, as it will send
+everything — and it overlaps the reading: a stream whose suite is not planned yet reads
+ahead (``suite_pending``, ``engine/read_ahead.py``) instead of stalling on that chunk; a
+sync that finds nothing changed never pays it. Each suite is planned once per process
+(``plan.py``), the first step of each rule too: per batch GX then only resolves the
+metrics of the rules and judges them, about a quarter of what ``batch.validate`` costs.
+That cost is per rule and batch more than per row, so:
+
+- the engine checks only the items it would send (unchanged ones never reach the suite),
+  and skips the rules the item models already guarantee (``after_models``);
+- a chunk's items are read once, for every column its rules need (``frame.column_values``);
+- a rule decided by one column's value (codes, emails, stock, lines to unknown products:
+  ``Rule.by_value``) has GX judge only the values it has not judged before, and the
+  chunk's failing items are found from the verdicts it keeps (``verdicts.py``);
+- a warning decided row by row (timestamps and amounts in order: ``Rule.pooled``) is
+  judged over five chunks at once in a sync (``Pool``): it holds nothing back, so no chunk
+  waits for it;
+- the other rules share one GX pass over the chunk's frame, first in GX's cheap
+  ``BOOLEAN_ONLY`` format; only rules that fail are run again in ``COMPLETE`` with
+  ``unexpected_index_column_names`` to learn which items broke them — unless the rule
+  failed on the previous batch, when it goes straight to ``COMPLETE`` (bad data comes in
+  runs) (``_judge_frame``).
+
+A rule GX cannot evaluate holds nothing back; it shows as failed with its error in the
+results. Calls are meant to come from one thread at a time, as the engine makes them.
 """
 
 from __future__ import annotations

@@ -20,7 +20,11 @@ with ``--baseline`` of this same checkout, the two ways side by side;
 plans and great-expectations' import, and the known-products look-ups): with ``--baseline``
 of this same checkout, what the checks add to a sync's time, measured as the difference of
 two syncs rather than as the time the syncing thread spends in them (that thread waits for
-its pages about half the time, and checks while the read process reads on).
+its pages about half the time, and checks while the read process reads on), and to the CPU
+all processes spend. Each run with the checks also prints their own CPU — their stage, which
+no other task interrupts, and great-expectations' import and plans — as a share of all
+processes' CPU: on two busy cores, the wall difference of two syncs varies by a few percent
+from pair to pair, CPU much less.
 
     python bench/sync.py [--source woocommerce|sql|files] [--orders 100000]
         [--customers 2000] [--products 500] [--baseline DIR] [--read-process]
@@ -143,6 +147,12 @@ def measure(source: str, orders: int, customers: int, products: int,
     }
 
 
+def all_cpu(run: dict[str, Any]) -> float:
+    """CPU seconds of every process of the run: the syncing one, the read process, the
+    sandbox and the shop."""
+    return float(run["cpu"] + sum(run["servers"].values()))
+
+
 def report(run: dict[str, Any], name: str) -> None:
     records = sum(s[1] for s in run["streams"])
     seconds = run["seconds"]
@@ -164,6 +174,12 @@ def report(run: dict[str, Any], name: str) -> None:
         wall, cpu = run["prepared"]
         print(f"  great-expectations import and plans, in their thread: {wall:.1f}s wall,"
               f" {cpu:.1f} CPU s")
+    if run["stages"] is not None and run.get("prepared"):
+        # the quality stage is synchronous: no other task runs inside it, so its CPU is its own
+        own = run["stages"]["quality"][1] + run["prepared"][1]
+        print(f"  the quality checks' own CPU (their stage, and the import and plans):"
+              f" {own:.1f} s, {own / all_cpu(run):.1%} of the {all_cpu(run):.1f} CPU s"
+              " all processes spent")
     if run["stages"] is not None:
         print(f"  {'stage':<14}{'wall s':>9}{'share':>8}{'CPU s':>9}"
               "   (CPU: the syncing thread's, the ledger's with its worker thread;"
@@ -252,7 +268,9 @@ def compare(before: dict[str, Any] | None, run: dict[str, Any], args: argparse.N
                       f" {run['stages']['quality'][0] / run['seconds']:.1%})"
                       if run["stages"] else "")
             print(f"  the quality checks add {added:.1f}s to the sync:"
-                  f" {added / run['seconds']:.1%} of its time{staged}")
+                  f" {added / run['seconds']:.1%} of its time{staged}; and"
+                  f" {all_cpu(run) - all_cpu(before):.1f} CPU s across the processes:"
+                  f" {(all_cpu(run) - all_cpu(before)) / all_cpu(run):.1%} of their CPU")
 
 
 def medians(pairs: list[tuple[Any, dict[str, Any]]], args: argparse.Namespace) -> None:
@@ -273,6 +291,9 @@ def medians(pairs: list[tuple[Any, dict[str, Any]]], args: argparse.Namespace) -
         shares = [(r["seconds"] - b["seconds"]) / r["seconds"] for b, r in pairs]
         print(f"  the quality checks add {', '.join(f'{x:.1%}' for x in shares)} of the"
               f" sync's time; median {statistics.median(shares):.1%}")
+        spent = [(all_cpu(r) - all_cpu(b)) / all_cpu(r) for b, r in pairs]
+        print(f"  and {', '.join(f'{x:.1%}' for x in spent)} of the CPU all processes spent;"
+              f" median {statistics.median(spent):.1%}")
 
 
 if __name__ == "__main__":

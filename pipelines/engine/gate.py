@@ -16,7 +16,8 @@ from pipelines.engine.limits import item_bounds, ledger_safe
 from pipelines.engine.mappings.base import MappedItem
 from pipelines.engine.quality import Held, HeldTally, Pool, check_items
 from pipelines.engine.quality import held as holds
-from pipelines.engine.quality.frame import line_products
+from pipelines.engine.quality.frame import Row, line_products, suite_row
+from pipelines.engine.quality.suites import SHAPES
 from pipelines.engine.reasons import why
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import StreamReport
@@ -45,25 +46,29 @@ def hash_of(mapped: MappedItem, unwritable: dict[str, str]) -> str:
 
 @dataclass(frozen=True)
 class PrecheckedItem(MappedItem):
-    """A mapped item with what the gate finds of it alone — its content hash, and why it is
-    held back before the diff (None: it may go on) — found where it was mapped: a read
-    process does this work beside the run (``precheck``)."""
+    """A mapped item with what the gate finds of it alone — its content hash, why it is
+    held back before the diff (None: it may go on), and what the quality suite reads of it
+    — found where it was mapped: a read process does this work beside the run
+    (``precheck``)."""
 
     content_hash: str = ""
     hold: Held | None = None
+    #: ``quality.frame.suite_row`` of an item not held back (None: not taken)
+    suite_row: Row | None = None
 
 
-def precheck(mapped: MappedItem) -> tuple[str, Held | None] | None:
-    """The hash and hold of ``mapped`` (a ``PrecheckedItem``'s), as ``hash_of`` and
-    ``problems`` find them; None when they cannot be found here (the run then finds them,
-    and says why)."""
+def precheck(mapped: MappedItem) -> tuple[str, Held | None, Row | None] | None:
+    """The hash, hold and suite row of ``mapped`` (a ``PrecheckedItem``'s), as ``hash_of``,
+    ``problems`` and ``suite_row`` find them; None when they cannot be found here (the run
+    then finds them, and says why)."""
     spec = SYNC_RESOURCES.get(mapped.resource)
     if spec is None:
         return None
     unwritable: dict[str, str] = {}
     try:
         content = hash_of(mapped, unwritable)
-        return content, problems(spec.model, mapped, unwritable.get(mapped.key))
+        hold = problems(spec.model, mapped, unwritable.get(mapped.key))
+        return content, hold, None if hold else suite_row(mapped.resource, mapped.item)
     except Exception:  # noqa: BLE001 - whatever it is, the run meets it where it reports it
         return None
 
@@ -127,12 +132,18 @@ def check_quality(
     warnings judged row by row gather (``quality.Pool``)."""
     if not items:
         return items
-    lines = [line_products(m.item) for m in items]  # read once: for the look-up and the suite
+    taken = [m.suite_row for m in items
+             if isinstance(m, PrecheckedItem) and m.suite_row is not None]
+    # read here when the items were not prechecked (or not all of them)
+    rows = taken if len(taken) == len(items) else None
+    # read once, for the look-up and the suite
+    lines = ([row[-1] for row in rows] if rows is not None and SHAPES[resource].lines
+             else [line_products(m.item) for m in items])
     known = known_products(items, lines)
     failures: dict[str, list[str]] = {}
     try:
-        quality = check_items(resource, [(m.key, m.item) for m in items],
-                              known=known, after_models=True, pool=pool, lines=lines)
+        quality = check_items(resource, [(m.key, m.item) for m in items], known=known,
+                              after_models=True, pool=pool, lines=lines, rows=rows)
         report.quality.setdefault(resource, []).append(quality)
         failures = {key: quality.reasons(key) for key in quality.failures}
     except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it

@@ -28,6 +28,7 @@ from pipelines.engine.mappings.base import (
 from pipelines.engine.plan import ReadPlan
 from pipelines.engine.quality import Held
 from pipelines.engine.quality import held as holds
+from pipelines.engine.quality.frame import Row
 from pipelines.engine.reasons import why
 from pipelines.engine.stages import StageTimer, stage
 
@@ -86,9 +87,11 @@ class RecordMapper:
 
 
 #: a page of ``Mapped`` as plain tuples — (change time, record id, items as (resource, key,
-#: item, content hash or None when not prechecked, hold) or None): pickled and unpickled in
-#: a quarter of the objects' time (8.5 against 35 µs an order)
-Packed = list[tuple[datetime, str, list[tuple[str, str, Item, str | None, Held | None]] | None]]
+#: item, content hash or None when not prechecked, hold, suite row) or None): pickled and
+#: unpickled in a quarter of the objects' time (8.5 against 35 µs an order). A suite row's
+#: values are the item's own objects: pickle writes each once
+Packed = list[tuple[datetime, str, list[tuple[str, str, Item, str | None, Held | None,
+                                              Row | None]] | None]]
 
 
 def pack(page: list[Mapped]) -> Packed:
@@ -97,7 +100,7 @@ def pack(page: list[Mapped]) -> Packed:
     record's id and change time (``RecordMapper.record``), so they travel once, with the
     position."""
     return [(m.position.changed_at, m.position.record_id, None if m.items is None else [
-        (i.resource, i.key, i.item, *(precheck(i) or (None, None))) for i in m.items])
+        (i.resource, i.key, i.item, *(precheck(i) or (None, None, None))) for i in m.items])
         for m in page]
 
 
@@ -105,8 +108,8 @@ def unpack(packed: Packed) -> list[Mapped]:
     """The page ``pack`` was given, its items prechecked."""
     return [Mapped(Position(changed_at, record_id), None if items is None else [
         MappedItem(resource, key, item, record_id, changed_at) if content_hash is None
-        else PrecheckedItem(resource, key, item, record_id, changed_at, content_hash, hold)
-        for resource, key, item, content_hash, hold in items])
+        else PrecheckedItem(resource, key, item, record_id, changed_at, content_hash, hold, row)
+        for resource, key, item, content_hash, hold, row in items])
         for changed_at, record_id, items in packed]
 
 

@@ -1,4 +1,4 @@
-"""The suite's two savings change nothing it finds.
+"""The suite's savings change nothing it finds.
 
 - A rule decided by a column's value alone (``Rule.by_value``: codes, emails, stock, lines
   to unknown products) has GX judge each distinct value once per process; a chunk's
@@ -6,6 +6,8 @@
 - A stream's warnings decided row by row (``Rule.pooled``: timestamps and amounts in
   order) are judged a few chunks at a time (``check.Pool``): the same items, counted once,
   in the stream's reports.
+- What the suite reads of an item can be taken where the item is made (``suite_row``, in
+  a read process) rather than read from the items in the run.
 
 The reference is GX judging each chunk whole, every rule on one frame.
 """
@@ -19,11 +21,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from connectors.marketing.samples import sample_resources
 from pipelines.engine.quality import Pool, check_items, summarize
 from pipelines.engine.quality import check as check_module
-from pipelines.engine.quality.frame import item_frame
+from pipelines.engine.quality.frame import item_frame, suite_row
 from pipelines.engine.quality.verdicts import Verdicts
-from tests.engine.quality_support import KNOWN, valid
+from tests.engine.quality_support import KNOWN, faulty, valid
 
 Chunk = list[tuple[str, dict[str, Any]]]
 
@@ -186,3 +189,19 @@ def test_pooled_warnings_find_the_same_items_a_few_chunks_at_a_time() -> None:
     assert set(updated["sample"]) == {f"k{i}" for i in late}
     assert set(amounts["sample"]) == {f"k{i}" for i in taxed}
     assert pool.drain() == []  # drained: nothing is judged twice
+
+
+@pytest.mark.parametrize("resource", sample_resources())
+def test_rows_taken_where_items_are_made_judge_as_the_items_do(resource: str) -> None:
+    items = faulty(resource)
+    rows = [suite_row(resource, item) for _, item in items]
+    assert all(row is not None for row in rows)
+
+    taken = check_items(resource, items, known=KNOWN, after_models=True,
+                        rows=rows)  # type: ignore[arg-type]
+    read = check_items(resource, items, known=KNOWN, after_models=True)
+
+    assert (taken.failures, taken.warnings) == (read.failures, read.warnings)
+    assert taken.results == read.results
+    assert taken.failures or not any(rule.blocking for rule in
+                                     check_module._compile(resource, True).rules.values())

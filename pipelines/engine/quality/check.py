@@ -45,7 +45,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from pipelines.engine.collector import freeze_held
-from pipelines.engine.quality.frame import column_values, kind_of, typed_frame
+from pipelines.engine.quality.frame import Row, column_values, kind_of, typed_frame
 from pipelines.engine.quality.plan import Finding, Format, Plan
 from pipelines.engine.quality.suites import (
     Rule,
@@ -302,6 +302,7 @@ def check_items(
     after_models: bool = False,
     pool: Pool | None = None,
     lines: Sequence[tuple[str, ...] | None] | None = None,
+    rows: Sequence[Row] | None = None,
 ) -> QualityReport:
     """Validate ``(key, item)`` pairs of ``resource`` with its suite.
 
@@ -310,7 +311,8 @@ def check_items(
     ``after_models``: the items passed the item models and are unique by key (the engine's
     case), so the rules those guarantee are skipped. ``pool``: the stream's pool, where
     its pooled warnings gather (``Pool``); without one, every rule judges ``items`` now.
-    ``lines``: the items' ``frame.line_products``, when the caller has them already.
+    ``lines``: the items' ``frame.line_products``, when the caller has them already;
+    ``rows``: the items' ``frame.suite_row``, when their read process took them.
     """
     started = time.perf_counter()
     compiled = _compile(resource, after_models) if items else None
@@ -321,7 +323,7 @@ def check_items(
     pooled = [name for name in runnable if compiled.rules[name].pooled] if pool is not None else []
     keys = [key for key, _ in items]
     values = column_values(compiled.suite, items, {
-        c for name in runnable for c in compiled.rules[name].columns}, known, lines)
+        c for name in runnable for c in compiled.rules[name].columns}, known, lines, rows)
     found = _validate(compiled, keys, values, [n for n in runnable if n not in pooled])
     if pooled:
         assert pool is not None

@@ -10,7 +10,14 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from pipelines.engine.quality.suites import AMOUNTS, LINES, UNKNOWN_PRODUCTS, Kind, Suite
+from pipelines.engine.quality.suites import (
+    AMOUNTS,
+    LINES,
+    SHAPES,
+    UNKNOWN_PRODUCTS,
+    Kind,
+    Suite,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,6 +83,31 @@ def _unknown_counts(lines: Sequence[tuple[str, ...] | None], products: set[str])
             else float(sum(product not in products for product in named)) for named in lines]
 
 
+#: what a suite reads of an item, taken where the item is made (``suite_row``)
+Row = tuple[Any, ...]
+
+
+def suite_row(resource: str, item: Mapping[str, Any]) -> Row | None:
+    """What the suite of ``resource`` reads of ``item``: the value at each column of its
+    shape, in order, then its lines' product ids (``line_products``) when its items have
+    lines; None for a resource without a suite. A read process takes it beside the item's
+    hash, while the item is still in the processor's caches: read in the run, a chunk's
+    items cost a cache miss each (``column_values``)."""
+    shape = SHAPES.get(resource)
+    if shape is None:
+        return None
+    values = [item.get(column) if "." not in column else _get(item, column)
+              for column in shape.columns]
+    if shape.lines:
+        values.append(line_products(item))
+    return tuple(values)
+
+
+def row_lines(suite: Suite, rows: Sequence[Row]) -> list[tuple[str, ...] | None] | None:
+    """The lines' product ids of ``rows`` (``suite_row``); None when its items have none."""
+    return [row[-1] for row in rows] if suite.shape.lines else None
+
+
 def kind_of(suite: Suite, column: str) -> Kind:
     """How ``column`` comes out of an item (``Kind``); the derived columns are numbers."""
     return "num" if column in (AMOUNTS, UNKNOWN_PRODUCTS) else suite.shape.columns[column]
@@ -95,31 +127,40 @@ def _as_kind(kind: Kind, values: Sequence[Any]) -> list[Any]:
 
 def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
                   columns: Collection[str], known: Mapping[str, set[str]] | None = None,
-                  lines: Sequence[tuple[str, ...] | None] | None = None
-                  ) -> dict[str, list[Any]]:
+                  lines: Sequence[tuple[str, ...] | None] | None = None,
+                  rows: Sequence[Row] | None = None) -> dict[str, list[Any]]:
     """``columns`` of each item as the suite reads them, before pandas types them
     (``typed``): ids with "" as None, text as ``str`` ("" when missing), numbers as floats
     or None, timestamps as their text (None when not text); ``AMOUNTS`` and
     ``UNKNOWN_PRODUCTS`` derived (the latter all None without ``known["products"]``).
-    ``lines``: the items' ``line_products``, when the caller has them already.
+    ``lines``: the items' ``line_products``, when the caller has them already; ``rows``:
+    the items' ``suite_row``, when their read process took them (the items are not read).
 
     One pass over the items reads every field wanted: a chunk's items fill more memory
     than the processor's caches hold, so each pass over them costs its cache misses again.
     """
     values: dict[str, list[Any]] = {}
     plain = [c for c in suite.shape.columns if c in columns]
-    fields = list(dict.fromkeys(c.split(".", 1)[0] for c in plain))
-    if fields and items:
-        read = dict(zip(fields, zip(*[[item.get(f) for f in fields] for _, item in items],
-                                    strict=True), strict=True))
+    if rows is not None:  # taken already, where the items were made
+        at = {column: index for index, column in enumerate(suite.shape.columns)}
+        taken = list(zip(*rows, strict=True)) if rows else []
+        for column in plain:
+            values[column] = _as_kind(suite.shape.columns[column],
+                                      taken[at[column]] if taken else [])
+        lines = row_lines(suite, rows)
     else:
-        read = {f: () for f in fields}
-    for column in plain:
-        first, *inner = column.split(".")
-        found: Sequence[Any] = read[first]
-        for part in inner:  # a level at a time: one pass a level, not a walk an item
-            found = [v.get(part) if isinstance(v, _MAPPING) else None for v in found]
-        values[column] = _as_kind(suite.shape.columns[column], found)
+        fields = list(dict.fromkeys(c.split(".", 1)[0] for c in plain))
+        if fields and items:
+            read = dict(zip(fields, zip(*[[item.get(f) for f in fields] for _, item in items],
+                                        strict=True), strict=True))
+        else:
+            read = {f: () for f in fields}
+        for column in plain:
+            first, *inner = column.split(".")
+            found: Sequence[Any] = read[first]
+            for part in inner:  # a level at a time: one pass a level, not a walk an item
+                found = [v.get(part) if isinstance(v, _MAPPING) else None for v in found]
+            values[column] = _as_kind(suite.shape.columns[column], found)
     if AMOUNTS in columns and suite.shape.amounts:
         prefix = f"{LINES}[]."
         direct = [f for f in suite.shape.amounts if not f.startswith(prefix)]

@@ -27,9 +27,10 @@ SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
 #: held back until the source changes the item: invalid, or refused too often
 HELD = frozenset({ItemStatus.QUARANTINED, ItemStatus.PARKED})
 
-#: items and their lines' product ids (``line_products``) -> the ids the quality suite may
-#: take as known, by resource (None: no lines)
-Known = Callable[[list[MappedItem], list[tuple[str, ...] | None]],
+#: items, their lines' product ids (``line_products``) and their languages (None: read
+#: from the items) -> the ids the quality suite may take as known, by resource (None: no
+#: lines)
+Known = Callable[[list[MappedItem], list[tuple[str, ...] | None], list[str | None] | None],
                  dict[str, set[str]] | None]
 
 
@@ -139,7 +140,10 @@ def check_quality(
     # read once, for the look-up and the suite
     lines = ([row[-1] for row in rows] if rows is not None and SHAPES[resource].lines
              else [line_products(m.item) for m in items])
-    known = known_products(items, lines)
+    columns = list(SHAPES[resource].columns) if resource in SHAPES else []
+    langs = ([row[columns.index("lang")] for row in rows]
+             if rows is not None and "lang" in columns else None)
+    known = known_products(items, lines, langs)
     failures: dict[str, list[str]] = {}
     try:
         quality = check_items(resource, [(m.key, m.item) for m in items], known=known,
@@ -183,28 +187,36 @@ class KnownProducts:
         self.source = source
         self.lang = lang
         self._known: set[str] = set()
-        self._looked_up: set[str] = set()
+        #: language -> the products looked up in it
+        self._asked: dict[str, set[str]] = {}
 
     def __call__(self, items: list[MappedItem],
-                 lines: list[tuple[str, ...] | None] | None = None
-                 ) -> dict[str, set[str]] | None:
-        """``lines``: each item's ``line_products``, when the caller has them. None for items
-        without lines."""
+                 lines: list[tuple[str, ...] | None] | None = None,
+                 langs: list[str | None] | None = None) -> dict[str, set[str]] | None:
+        """``lines`` and ``langs``: each item's ``line_products`` and language, when the
+        caller has them. None for items without lines."""
         if lines is None:
             lines = [line_products(m.item) for m in items]
+        if langs is None:
+            langs = [m.item.get("lang") for m in items]
         named: dict[str, set[str]] = {}  # lang -> the products lines in that language name
-        for mapped, products in zip(items, lines, strict=True):
-            if products:
-                named.setdefault(mapped.item.get("lang") or self.lang, set()).update(products)
+        for lang, line_ids in zip(langs, lines, strict=True):
+            if line_ids:
+                named.setdefault(lang or self.lang, set()).update(line_ids)
         if not named:
             return None
-        # each in its item's language, and in the source's: a key formatted once a chunk
-        wanted = {f"{product}|{self.lang}" for product in set().union(*named.values())}
-        wanted.update(f"{product}|{lang}" for lang, products in named.items()
-                      if lang != self.lang for product in products)
-        if missing := wanted - self._looked_up:
-            found = self.state.states(self.source, "products", sorted(missing))
+        # each in its item's language, and in the source's; each pair once a run, and only
+        # the new ones formatted as keys
+        fresh: dict[str, set[str]] = {}
+        for lang, wanted in [(self.lang, set().union(*named.values())),
+                             *((lang, ids) for lang, ids in named.items() if lang != self.lang)]:
+            if new := wanted - self._asked.get(lang, set()):
+                fresh[lang] = new
+        if fresh:
+            found = self.state.states(self.source, "products", sorted(
+                f"{product}|{lang}" for lang, new in fresh.items() for product in new))
             self._known.update(key.split("|", 1)[0] for key, (_, status) in found.items()
                                if status in SETTLED)
-            self._looked_up |= missing
+            for lang, new in fresh.items():
+                self._asked.setdefault(lang, set()).update(new)
         return {"products": self._known}

@@ -16,8 +16,13 @@ from pipelines.engine.limits import item_bounds, ledger_safe
 from pipelines.engine.mappings.base import MappedItem
 from pipelines.engine.quality import Held, HeldTally, Pool, check_items
 from pipelines.engine.quality import held as holds
-from pipelines.engine.quality.frame import Row, line_products, suite_row
-from pipelines.engine.quality.suites import SHAPES
+from pipelines.engine.quality.frame import (
+    Row,
+    line_products,
+    row_lines,
+    row_values,
+    suite_row,
+)
 from pipelines.engine.reasons import why
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import StreamReport
@@ -138,11 +143,12 @@ def check_quality(
     # read here when the items were not prechecked (or not all of them)
     rows = taken if len(taken) == len(items) else None
     # read once, for the look-up and the suite
-    lines = ([row[-1] for row in rows] if rows is not None and SHAPES[resource].lines
-             else [line_products(m.item) for m in items])
-    columns = list(SHAPES[resource].columns) if resource in SHAPES else []
-    langs = ([row[columns.index("lang")] for row in rows]
-             if rows is not None and "lang" in columns else None)
+    lines: list[tuple[str, ...] | None]
+    if rows is None:
+        lines, langs = [line_products(m.item) for m in items], None
+    else:
+        lines = row_lines(resource, rows) or [None] * len(items)
+        langs = row_values(resource, rows, "lang")
     known = known_products(items, lines, langs)
     failures: dict[str, list[str]] = {}
     try:

@@ -205,3 +205,27 @@ def test_rows_taken_where_items_are_made_judge_as_the_items_do(resource: str) ->
     assert taken.results == read.results
     assert taken.failures or not any(rule.blocking for rule in
                                      check_module._compile(resource, True).rules.values())
+
+
+def test_rows_a_pool_cannot_judge_show_as_its_rules_errors(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    framed = check_module.typed_frame
+
+    def broken(suite: Any, keys: list[str], values: Mapping[str, list[Any]]) -> Any:
+        if "created_at" in values:  # the pooled dates rule's frame
+            raise ValueError("no frame today")
+        return framed(suite, keys, values)
+
+    monkeypatch.setattr(check_module, "typed_frame", broken)
+    orders = valid("orders", 5)
+    for i, item in enumerate(orders):
+        item["order_id"] = f"o{i}"
+    pool = Pool(chunk_items=1)  # full at five rows: this chunk fills it
+
+    report = check_items("orders", [(f"k{i}", o) for i, o in enumerate(orders)],
+                         known=KNOWN, after_models=True, pool=pool)
+
+    dates = [r for r in report.results if "updated_at, created_at" in r["name"]]
+    assert len(dates) == 1 and not dates[0]["success"]
+    assert "no frame today" in dates[0]["error"]
+    assert report.failures == {} and pool.drain() == []

@@ -245,12 +245,18 @@ class _Gathered:
     columns: dict[str, list[Any]] = field(default_factory=dict)
 
     def judge(self, names: Collection[str]) -> dict[str, Finding]:
-        """The rules ``names`` on the rows gathered, which are let go."""
+        """The rules ``names`` on the rows gathered, which are let go. Rows of other
+        chunks than the caller's are among them: whatever goes wrong is each rule's error,
+        never the caller's exception, so that no row is left unjudged unsaid."""
         if not self.keys:
             return {}
-        frame = typed_frame(self.compiled.suite, self.keys, self.columns)
-        self.keys, self.columns = [], {}
-        return _judge_frame(self.compiled, frame, names)
+        keys, columns, self.keys, self.columns = self.keys, self.columns, [], {}
+        try:
+            return _judge_frame(self.compiled, typed_frame(self.compiled.suite, keys, columns),
+                                names)
+        except Exception as exc:  # noqa: BLE001 - reported on the rules, as GX's own errors
+            return {name: Finding(False, [], f"the rows gathered cannot be judged: {exc!r}")
+                    for name in names}
 
 
 class Pool:

@@ -103,9 +103,18 @@ def suite_row(resource: str, item: Mapping[str, Any]) -> Row | None:
     return tuple(values)
 
 
-def row_lines(suite: Suite, rows: Sequence[Row]) -> list[tuple[str, ...] | None] | None:
+def row_lines(resource: str, rows: Sequence[Row]) -> list[tuple[str, ...] | None] | None:
     """The lines' product ids of ``rows`` (``suite_row``); None when its items have none."""
-    return [row[-1] for row in rows] if suite.shape.lines else None
+    return [row[-1] for row in rows] if SHAPES[resource].lines else None
+
+
+def row_values(resource: str, rows: Sequence[Row], column: str) -> list[Any] | None:
+    """``column`` of ``rows`` (``suite_row``), as taken; None when its shape has none."""
+    columns = list(SHAPES[resource].columns)
+    if column not in columns:
+        return None
+    at = columns.index(column)
+    return [row[at] for row in rows]
 
 
 def kind_of(suite: Suite, column: str) -> Kind:
@@ -114,6 +123,7 @@ def kind_of(suite: Suite, column: str) -> Kind:
 
 
 def _as_kind(kind: Kind, values: Sequence[Any]) -> list[Any]:
+    """Values of a column of ``kind`` as the suite reads them (``column_values``)."""
     if kind == "id":
         return [None if v is None or v == "" else v for v in values]
     if kind == "text":
@@ -147,7 +157,7 @@ def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
         for column in plain:
             values[column] = _as_kind(suite.shape.columns[column],
                                       taken[at[column]] if taken else [])
-        lines = row_lines(suite, rows)
+        lines = row_lines(suite.resource, rows)
     else:
         fields = list(dict.fromkeys(c.split(".", 1)[0] for c in plain))
         if fields and items:

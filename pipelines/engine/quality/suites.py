@@ -22,6 +22,11 @@ counts the lines whose product is not among the known ones (a join GX cannot do 
 cost down: each expectation costs GX a few ms per batch, whatever its size (``plan.py``), and
 more with long value lists, so code lists are regexes (written as tries: ``one_of``).
 
+A rule GX decides row by row (``row_local``) may be judged on any grouping of rows: one
+deciding on one column's value alone keeps its verdict per value (``by_value``), and a
+warning judged row by row is judged a few chunks at a time (``pooled``); ``check.py`` says
+how.
+
 GX is imported only inside ``rules_for`` (about 1 CPU-s of imports, without the libraries
 ``deferred.py`` keeps for when they are used): loading this module is free.
 """

@@ -107,19 +107,19 @@ _preparing: threading.Thread | None = None
 prepared: list[tuple[float, float]] = []
 
 
-def _compile(resource: str, after_models: bool, *, ready: bool = False) -> _Compiled | None:
-    """The suite of ``resource`` as GX runs it, built at its first call; ``ready``: with
-    the steps of every rule prepared too (``Plan.ready``), as ``prepare``'s thread builds
-    them, so that no chunk pays for them."""
+def _compile(resource: str, after_models: bool) -> _Compiled | None:
     with _lock:
         if (resource, after_models) not in _compiled:
-            compiled = _build(resource, after_models)
-            if ready and compiled is not None:
-                compiled.plan.ready({  # the format each rule first runs in (``_validate``)
-                    name: ("complete",) if rule.by_value else ("boolean",)
-                    for name, rule in compiled.rules.items()})
-            _compiled[resource, after_models] = compiled
+            _compiled[resource, after_models] = _build(resource, after_models)
         return _compiled[resource, after_models]
+
+
+def _ready(compiled: _Compiled | None) -> None:
+    """The first step of each rule of ``compiled``, made now (``Plan.ready``): in the
+    format it first runs in (``_validate``), so that no chunk pays for it."""
+    if compiled is not None:
+        compiled.plan.ready({name: ("complete",) if rule.by_value else ("boolean",)
+                             for name, rule in compiled.rules.items()})
 
 
 #: packages the GX import loads that the rest of the process uses from its own threads (the
@@ -143,8 +143,11 @@ def prepare(resources: Iterable[str]) -> threading.Thread | None:
 
     def plan_all() -> None:
         wall, cpu = time.perf_counter(), time.thread_time()
-        for resource in todo:
-            _compile(resource, True, ready=True)
+        # every plan first: a stream waits for its suite's plan (``suite_pending``), not
+        # for its steps, which a chunk makes itself when it comes first
+        compiled = [_compile(resource, True) for resource in todo]
+        for each in compiled:
+            _ready(each)
         freeze_held()  # the import's objects live as long as the process
         prepared.append((time.perf_counter() - wall, time.thread_time() - cpu))
 

@@ -94,11 +94,14 @@ class Plan:
                                                                 show_progress_bars=False)
         self._expectations = dict(expectations)
         self._steps: dict[tuple[str, Format], _Step] = {}
+        #: runs take turns, and a step is made between them, once, by whichever thread
+        #: needs it first (``ready`` or a run)
         self._lock = threading.Lock()
 
     def ready(self, formats: Mapping[str, Iterable[Format]]) -> None:
         """Prepare the steps of each rule in each of its formats now, not at its first run
-        (about 25 ms each): for a thread that plans ahead of the batches."""
+        (about 25 ms each): for a thread that plans ahead of the batches, while they may
+        already run (a step is made once, whichever thread comes first)."""
         for rule, wanted in formats.items():
             for fmt in wanted:
                 try:
@@ -109,7 +112,10 @@ class Plan:
     def _step(self, rule: str, fmt: Format) -> _Step:
         step = self._steps.get((rule, fmt))
         if step is None:
-            step = self._steps[rule, fmt] = self._prepare(rule, fmt)
+            with self._lock:
+                step = self._steps.get((rule, fmt))
+                if step is None:
+                    step = self._steps[rule, fmt] = self._prepare(rule, fmt)
         return step
 
     def _prepare(self, rule: str, fmt: Format) -> _Step:

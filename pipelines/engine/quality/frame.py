@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from pipelines.engine.quality.suites import (
@@ -87,18 +88,32 @@ def _unknown_counts(lines: Sequence[tuple[str, ...] | None], products: set[str])
 Row = tuple[Any, ...]
 
 
+@cache
+def _row_paths(resource: str) -> tuple[tuple[tuple[str, ...], ...], bool] | None:
+    """The shape's columns of ``resource`` as key paths, and whether its items have lines."""
+    shape = SHAPES.get(resource)
+    if shape is None:
+        return None
+    return tuple(tuple(column.split(".")) for column in shape.columns), shape.lines
+
+
 def suite_row(resource: str, item: Mapping[str, Any]) -> Row | None:
     """What the suite of ``resource`` reads of ``item``: the value at each column of its
     shape, in order, then its lines' product ids (``line_products``) when its items have
     lines; None for a resource without a suite. A read process takes it beside the item's
     hash, while the item is still in the processor's caches: read in the run, a chunk's
     items cost a cache miss each (``column_values``)."""
-    shape = SHAPES.get(resource)
+    shape = _row_paths(resource)
     if shape is None:
         return None
-    values = [item.get(column) if "." not in column else _get(item, column)
-              for column in shape.columns]
-    if shape.lines:
+    paths, lines = shape
+    values = []
+    for first, *inner in paths:
+        value = item.get(first)
+        for part in inner:
+            value = value.get(part) if isinstance(value, _MAPPING) else None
+        values.append(value)
+    if lines:
         values.append(line_products(item))
     return tuple(values)
 

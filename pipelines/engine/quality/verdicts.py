@@ -6,8 +6,8 @@ GX's cost is per rule and batch more than per row (``plan.py``): judging a chunk
 values it has all judged before is that cost for nothing. So for those rules the engine
 gives GX only the distinct values it has not judged yet, keeps GX's verdict on each
 (up to ``CAPACITY`` values a rule), and finds the chunk's failing items from the
-verdicts. A rule is row-local (``by_value``) when GX decides it per row from one column
-and nothing else: a column map expectation with no row condition and no ``mostly``
+verdicts. Those rules are the row-local ones that GX decides from one column's value and
+nothing else: a column map expectation with no row condition and no ``mostly``
 (``suites.Rule.by_value``).
 
 Values are keys as the frame holds them, of the types its column's kind gives (``KEYS``):

@@ -119,7 +119,9 @@ def measure(source: str, orders: int, customers: int, products: int,
         servers = {"sandbox": cpu_seconds(sandbox), "shop": cpu_seconds(shop)}
         cpu, thread_cpu, children = process_cpu(), time.thread_time(), children_cpu()
         started = time.perf_counter()
-        first = asyncio.run(runner.run())
+        # each task's steps timed, where the engine can (``StageTimer.run``)
+        timed = getattr(timer, "run", None)
+        first = asyncio.run(timed(runner.run()) if timed is not None else runner.run())
         seconds = time.perf_counter() - started
         cpu, thread_cpu = process_cpu() - cpu, time.thread_time() - thread_cpu
         servers = {name: cpu_seconds(server) - servers[name]
@@ -140,6 +142,7 @@ def measure(source: str, orders: int, customers: int, products: int,
                      r.total("quarantined")) for r in first],
         "seconds": seconds, "cpu": cpu, "thread_cpu": thread_cpu, "servers": servers,
         "rss": rss, "prepared": prepared[0] if prepared else None, "stages": timer.seconds() if timer is not None else None,
+        "elsewhere": timer.elsewhere() if hasattr(timer, "elsewhere") else None,
         "rerun": (second_seconds, sum(r.records for r in second),
                   sum(r.total("pushed") for r in second)),
         "push_only": push,
@@ -181,9 +184,12 @@ def report(run: dict[str, Any], name: str) -> None:
               f" {own:.1f} s, {own / all_cpu(run):.1%} of the {all_cpu(run):.1f} CPU s"
               " all processes spent")
     if run["stages"] is not None:
+        elsewhere = run.get("elsewhere")
         print(f"  {'stage':<14}{'wall s':>9}{'share':>8}{'CPU s':>9}"
-              "   (CPU: the syncing thread's, the ledger's with its worker thread;"
-              " reads in worker threads count as other threads)")
+              + ("   (CPU: the syncing thread's, each task's steps in the stage it is in;"
+                 " the ledger's worker thread with the ledger)" if elsewhere else
+                 "   (CPU: the syncing thread's, the ledger's with its worker thread;"
+                 " reads in worker threads count as other threads)"))
         staged = 0.0
         for stage, (wall, cpu) in run["stages"].items():
             staged += wall
@@ -191,6 +197,11 @@ def report(run: dict[str, Any], name: str) -> None:
         other = seconds - staged
         print(f"  {'other':<14}{other:>9.1f}{other / seconds:>8.1%}"
               f"{'':>9}  (stream setup, deletions, probe)")
+        if elsewhere:
+            print(f"  {'':<14}{'':>9}{'':>8}{elsewhere['unstaged']:>9.1f}  (tasks outside"
+                  " the stages: stream setup, deletions, probe, reports)")
+            print(f"  {'':<14}{'':>9}{'':>8}{elsewhere['event loop']:>9.1f}  (the event"
+                  " loop between tasks' steps: callbacks, sockets)")
     rerun, read, pushed = run["rerun"]
     print(f"  unchanged rerun: {rerun:.1f}s ({rerun / seconds:.1%} of the full sync),"
           f" {read} records read, {pushed} items written")

@@ -3,28 +3,40 @@
 ledger and pushing (``bench/sync.py`` prints them).
 
 A light hook, not a profiler: a stream run times whole pages and chunks, never single
-records, and without a timer (the default) each hook is a shared no-op context. CPU time is
-the syncing thread's (``time.thread_time_ns``), and that of the work it hands a worker
-thread (the ledger's record: ``counted``); the great-expectations import in its own
-thread shows as the quality step's wait (``gx wait``), wall time without CPU.
+records, and without a timer (the default) each hook is a shared no-op context.
 
-A chunk's delivery runs beside the next chunk's work, so stages overlap: each moment is
-credited to the stage entered last of those still open (the one the thread is in), and
-no moment twice; the stages' shares of a sync add up to at most the whole.
+Wall time: a chunk's delivery runs beside the next chunk's work, so stages overlap: each
+moment is credited to the stage entered last of those still open (the one the thread is
+in), and no moment twice; the stages' shares of a sync add up to at most the whole.
+
+CPU time is the syncing thread's (``time.thread_time_ns``), and that of the work it hands a
+worker thread (the ledger's record: ``counted``); the great-expectations import in its own
+thread shows as the quality step's wait (``gx wait``), wall time without CPU. Each task
+has its own open stages (a context variable): while one task waits in its read, another
+pushes. Run under ``StageTimer.run``, each step of each task is timed, and its CPU goes to
+the stage that task is in — a push's HTTP work to the push, not to the read the stream
+waits in — and the event loop's own work between steps (its callbacks, the sockets'
+reads) to ``LOOP``; ``UNSTAGED``, what tasks do outside any stage.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Generator, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 #: the stages of a stream run, in the order a chunk meets them
 STAGES = ("read", "map", "validate", "gx wait", "quality", "diff", "ledger", "push")
+#: CPU of the event loop between tasks' steps (``StageTimer.run``)
+LOOP = "event loop"
+#: CPU of tasks' steps outside any stage (stream setup, reports, the probe)
+UNSTAGED = "unstaged"
 
 
 @dataclass
@@ -39,40 +51,87 @@ class StageTime:
     worker_cpu_ns: int = 0
 
 
+#: the stages the current task is in, the current one last (each task has its own)
+_IN: ContextVar[tuple[StageTime, ...]] = ContextVar("shopsync_stages", default=())
+
+
 class StageTimer:
     """Accumulates wall and CPU nanoseconds per stage; ``stage`` is entered per page or
-    chunk. Stages may be open together (a delivery beside the next chunk): the time since
-    the last change goes to the one entered last."""
+    chunk. Stages may be open together (a delivery beside the next chunk): the wall time
+    since the last change goes to the one entered last, the CPU time to the stage of the
+    task that spent it."""
 
     def __init__(self) -> None:
         self.times: dict[str, StageTime] = {name: StageTime() for name in STAGES}
+        self.loop = StageTime()
+        self.unstaged = StageTime()
         #: the stages entered and not yet left, the current one last
         self._open: list[StageTime] = []
-        self._since = (0, 0)
+        self._since = 0
+        self._cpu_since = 0
+        #: inside ``run``: between two tasks' steps (the event loop's own work)
+        self._between_steps = False
 
     def _credit(self) -> None:
-        """The time since the last change goes to the current stage."""
-        wall, cpu = time.perf_counter_ns(), time.thread_time_ns()
+        """The wall time since the last change goes to the current stage."""
+        wall = time.perf_counter_ns()
         if self._open:
-            current = self._open[-1]
-            current.wall_ns += wall - self._since[0]
-            current.cpu_ns += cpu - self._since[1]
-        self._since = (wall, cpu)
+            self._open[-1].wall_ns += wall - self._since
+        self._since = wall
+
+    def _charge(self) -> None:
+        """The CPU time since the last change goes to the stage the running task is in."""
+        cpu = time.thread_time_ns()
+        if self._cpu_since:
+            if self._between_steps:
+                owner = self.loop
+            else:
+                stack = _IN.get()
+                owner = stack[-1] if stack else self.unstaged
+            owner.cpu_ns += cpu - self._cpu_since
+        self._cpu_since = cpu
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
         spent = self.times.setdefault(name, StageTime())
         self._credit()
+        self._charge()
         self._open.append(spent)
+        _IN.set((*_IN.get(), spent))
         spent.calls += 1
         try:
             yield
         finally:
             self._credit()
+            self._charge()
             # its last entry, which need not be the current one: a delivery's stage may
             # end while the next chunk's is open
             at = max(i for i, s in enumerate(self._open) if s is spent)
             del self._open[at]
+            # as the wall's: a stage may end in another context than it began in (an async
+            # generator closed by another task), where it is not open
+            stack = _IN.get()
+            if spent in stack:
+                at = len(stack) - 1 - stack[::-1].index(spent)
+                _IN.set(stack[:at] + stack[at + 1:])
+
+    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """``await coro``, each step of it and of the tasks it starts timed: the CPU of a
+        step goes to the stage its task is in, the loop's between steps to ``LOOP``."""
+        loop = asyncio.get_running_loop()
+        before = loop.get_task_factory()
+
+        def timed_task(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
+            return asyncio.Task(_Steps(coro, self), loop=loop, **kwargs)
+
+        loop.set_task_factory(timed_task)
+        self._charge()
+        try:
+            return await loop.create_task(coro)
+        finally:
+            loop.set_task_factory(before)
+            self._charge()
+            self._between_steps = False
 
     def counted(self, name: str, call: Callable[[], T]) -> T:
         """``call()``, run in a worker thread, its CPU time credited to stage ``name`` (the
@@ -89,6 +148,11 @@ class StageTimer:
         return {name: (t.wall_ns / 1e9, (t.cpu_ns + t.worker_cpu_ns) / 1e9)
                 for name, t in self.times.items()}
 
+    def elsewhere(self) -> dict[str, float]:
+        """CPU seconds of the syncing thread outside the stages: ``LOOP`` (between steps,
+        under ``run``) and ``UNSTAGED``."""
+        return {LOOP: self.loop.cpu_ns / 1e9, UNSTAGED: self.unstaged.cpu_ns / 1e9}
+
 
 _OFF = nullcontext()
 
@@ -101,3 +165,47 @@ def stage(timer: StageTimer | None, name: str) -> AbstractContextManager[object]
 def counted(timer: StageTimer | None, name: str, call: Callable[[], T]) -> T:
     """``timer.counted(name, call)``, or just ``call()`` when the run has no timer."""
     return call() if timer is None else timer.counted(name, call)
+
+
+class _Steps(Coroutine[Any, Any, Any]):
+    """A task's coroutine, each step (``send``, ``throw``) timed by ``timer``: the loop's
+    CPU before the step is the loop's, the step's is its task's stage's. Everything else —
+    the state ``inspect`` and anyio read — is the coroutine's own."""
+
+    __slots__ = ("_coro", "_timer")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], timer: StageTimer) -> None:
+        self._coro = coro
+        self._timer = timer
+
+    def send(self, value: Any) -> Any:
+        timer = self._timer
+        timer._charge()  # the loop's, since the last step
+        timer._between_steps = False
+        try:
+            return self._coro.send(value)
+        finally:
+            timer._charge()  # this step's, to its task's stage
+            timer._between_steps = True
+
+    def __next__(self) -> Any:
+        return self.send(None)
+
+    def throw(self, *args: Any) -> Any:
+        timer = self._timer
+        timer._charge()
+        timer._between_steps = False
+        try:
+            return self._coro.throw(*args)
+        finally:
+            timer._charge()
+            timer._between_steps = True
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._coro.__await__()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._coro, name)

@@ -132,6 +132,44 @@ def test_work_handed_to_a_worker_thread_counts_in_its_stages_cpu() -> None:
     assert counted(None, "ledger", lambda: 3) == 3  # no timer: just the call
 
 
+def _burn(ms: int) -> None:
+    """``ms`` milliseconds of this thread's CPU (not of the wall clock)."""
+    deadline = time.thread_time_ns() + ms * 1_000_000
+    while time.thread_time_ns() < deadline:
+        pass
+
+
+def test_cpu_spent_by_a_task_goes_to_its_stage_not_to_the_one_another_task_waits_in() -> None:
+    timer = StageTimer()
+
+    async def run() -> None:
+        pushed = asyncio.Event()
+
+        async def push() -> None:
+            with timer.stage("push"):
+                await asyncio.sleep(0)
+                _burn(30)  # a push's HTTP work, while the stream waits for its read
+            _burn(10)  # its task's work outside any stage
+            pushed.set()
+
+        task = asyncio.create_task(push())
+        with timer.stage("read"):
+            await pushed.wait()
+        asyncio.get_running_loop().call_soon(_burn, 20)  # the loop's own work
+        with timer.stage("quality"):
+            await asyncio.sleep(0)  # the callback runs while this task waits
+        await task
+
+    asyncio.run(timer.run(run()))
+    cpu = {name: seconds for name, (_, seconds) in timer.seconds().items()}
+    assert cpu["push"] >= 0.03
+    assert cpu["read"] < 0.01 and cpu["quality"] < 0.01  # they only waited
+    assert timer.elsewhere()["event loop"] >= 0.02 and timer.elsewhere()["unstaged"] >= 0.01
+    # the wall time stays the thread's view: the read was open, and entered last, while
+    # the push began
+    assert timer.times["read"].calls == 1 and timer.times["push"].calls == 1
+
+
 class Pages:
     """A shop's pages of one stream: says which it was asked for and whether it was closed."""
 

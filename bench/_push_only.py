@@ -5,7 +5,8 @@ of it).
 The items are the ones the sync pushed and the ledger holds as accepted, with the payloads
 it sent. They are sent again, to the same sandbox, through the engine's own ``send`` (the
 bulk writer with the source's tuning), a chunk at a time in the sync's chunk size. A chunk's
-ledger page is read off the clock, so the time is the pushes' alone.
+ledger page is read off the clock, so the time is the pushes' alone, and so is the CPU it
+counts (this thread's, while it sends).
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from pipelines.engine.send import send
 from pipelines.engine.state import ItemStatus, Outcome
 
 
-async def push_only(runner: Any, resources: list[str]) -> tuple[int, float]:
+async def push_only(runner: Any, resources: list[str]) -> tuple[int, float, float]:
     """Items of ``resources`` the ledger holds as accepted, sent again by ``runner``'s
-    client: (how many, seconds of pushing)."""
+    client: (how many, seconds of pushing, CPU seconds of this thread pushing)."""
     source, tuning = runner.source, runner.source.tuning
-    items, seconds = 0, 0.0
+    items, seconds, cpu = 0, 0.0, 0.0
     async with runner.open_client() as client:
         for resource in resources:
             after = None
@@ -31,10 +32,11 @@ async def push_only(runner: Any, resources: list[str]) -> tuple[int, float]:
                 pending = {e.key: Outcome(e.key, e.content_hash, ItemStatus.ACCEPTED,
                                           e.source_record_id, (), e.payload)
                            for e in page if e.payload is not None}
-                started = time.perf_counter()
+                started, spent = time.perf_counter(), time.thread_time()
                 await send(client, resource, pending, concurrency=tuning.concurrency,
                            min_concurrency=tuning.min_concurrency,
                            max_concurrency=tuning.max_concurrency)
                 seconds += time.perf_counter() - started
+                cpu += time.thread_time() - spent
                 items += len(pending)
-    return items, seconds
+    return items, seconds, cpu

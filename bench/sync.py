@@ -7,7 +7,10 @@ stream, and prints records/s, the time per stream, where the sync's time went by
 encode/push: share of the sync's wall time and CPU seconds of the syncing thread), the CPU
 seconds of each process, the peak memory of the syncing process, the second run's time
 and write count (which should be zero) as a share of the first's, and last the push-only
-rate of the same items (``_push_only.py``), with the sync's pushes as a share of it.
+rate of the same items (``_push_only.py``), with the sync's pushes as a share of it, and
+the CPU an item costs each way (every process's, over the items pushed): both runs keep the
+same cores busy, so at equal use of them their rates go as the inverse of those costs — the
+share the engine's own work (reading, mapping, checking, recording) leaves the sync.
 
 ``--baseline DIR`` runs the same sync first with the engine of another checkout (its
 ``PYTHONPATH``, e.g. ``/work/main``), in a process of its own, and prints the ratio of the
@@ -134,7 +137,10 @@ def measure(source: str, orders: int, customers: int, products: int,
         started = time.perf_counter()
         second = asyncio.run(runner.run())
         second_seconds = time.perf_counter() - started
+        sandbox_cpu = cpu_seconds(sandbox)
         push = asyncio.run(push_only(runner, [r for rs in runner.plan().values() for r in rs]))
+        # the sandbox's CPU while the push-only run sent (reading the ledger touches it not)
+        push = (*push, cpu_seconds(sandbox) - sandbox_cpu)
         state.close()
     return {
         "source": source, "orders": orders, "customers": customers, "products": products,
@@ -205,13 +211,23 @@ def report(run: dict[str, Any], name: str) -> None:
     rerun, read, pushed = run["rerun"]
     print(f"  unchanged rerun: {rerun:.1f}s ({rerun / seconds:.1%} of the full sync),"
           f" {read} records read, {pushed} items written")
-    items, push_seconds = run["push_only"]
+    items, push_seconds, *push_cpu = run["push_only"]
     synced = sum(s[3] for s in run["streams"])
     if items and push_seconds:
         rate = items / push_seconds
         print(f"  push-only: the {items} accepted items sent again in {push_seconds:.1f}s ="
               f" {rate:.0f} items/s; the sync pushed {synced} at {synced / seconds:.0f}"
               f" items/s = {synced / seconds / rate:.1%} of it")
+    if items and len(push_cpu) == 2 and synced:
+        # both runs are CPU-bound on the same cores: at equal use of them, the rates go as
+        # the inverse of the CPU an item costs
+        sync_each, push_each = all_cpu(run) / synced, sum(push_cpu) / items
+        used = all_cpu(run) / seconds
+        print(f"  CPU an item: the sync {sync_each * 1e6:.0f} µs (all processes, {used:.2f}"
+              f" cores busy), the push-only {push_each * 1e6:.0f} µs (its pushes"
+              f" {push_cpu[0] / items * 1e6:.0f}, the sandbox {push_cpu[1] / items * 1e6:.0f},"
+              f" {sum(push_cpu) / push_seconds:.2f} cores busy): at equal use of the cores"
+              f" the sync reaches {push_each / sync_each:.1%} of the push-only rate")
 
 
 def baseline(checkout: str, args: argparse.Namespace) -> dict[str, Any]:

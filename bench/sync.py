@@ -18,7 +18,11 @@ two: figures of one run, taken at the same load. ``--read-process`` reads and ma
 streams in a process of their own (``tuning.read_process``), in this checkout's run only:
 with ``--baseline`` of this same checkout, the two ways side by side;
 ``--baseline-read-process`` makes the baseline read in a process too.
-``--repeat N`` runs N such pairs, one after the other, and prints the medians.
+``--repeat N`` runs N such pairs, one after the other, and prints the medians. Each pair
+also prints the engine's CPU (the syncing and read processes') per CPU second of the
+sandbox's: the sandbox takes the same requests in both runs, so its CPU measures the
+machine's pace, which on two shared cores changes from one run to the next by as much as
+a change to the engine would.
 ``--baseline-without-quality`` makes the baseline skip the quality checks (its suites, their
 plans and great-expectations' import, and the known-products look-ups): with ``--baseline``
 of this same checkout, what the checks add to a sync's time, measured as the difference of
@@ -289,6 +293,7 @@ def compare(before: dict[str, Any] | None, run: dict[str, Any], args: argparse.N
         print(f"  ratio to the baseline: {before['seconds'] / run['seconds']:.2f}x faster,"
               f" syncing thread CPU {run['thread_cpu'] / before['thread_cpu']:.2f}x,"
               f" first stream {run['streams'][0][2]:.1f}s vs {before['streams'][0][2]:.1f}s")
+        yardstick(before, run)
         if args.baseline_without_quality:
             added = run["seconds"] - before["seconds"]
             staged = (f" (the quality stage's share of the syncing thread's:"
@@ -298,6 +303,26 @@ def compare(before: dict[str, Any] | None, run: dict[str, Any], args: argparse.N
                   f" {added / run['seconds']:.1%} of its time{staged}; and"
                   f" {all_cpu(run) - all_cpu(before):.1f} CPU s across the processes:"
                   f" {(all_cpu(run) - all_cpu(before)) / all_cpu(run):.1%} of their CPU")
+
+
+def engine_cpu(run: dict[str, Any]) -> float:
+    """CPU seconds of the engine's processes: the syncing one and the read process."""
+    return float(run["cpu"] + run["servers"].get("read process", 0.0))
+
+
+def yardstick(before: dict[str, Any], run: dict[str, Any]) -> None:
+    """The engine's CPU against the sandbox's, in both runs: the sandbox takes the same
+    requests in each, so its CPU measures how fast the machine ran, and a pair whose sandbox
+    differs by 10 % is a pair the machine changed under (two busy cores shared with other
+    work: seen today, 15 % from one run to the next)."""
+    sandbox = before["servers"]["sandbox"], run["servers"]["sandbox"]
+    if not all(sandbox):
+        return
+    per = [engine_cpu(r) / s for r, s in ((before, sandbox[0]), (run, sandbox[1]))]
+    print(f"  the sandbox took the same requests in {sandbox[0]:.1f} and {sandbox[1]:.1f} CPU s"
+          f" ({sandbox[1] / sandbox[0] - 1:+.0%} in this run: the machine's pace); the engine"
+          f" spent {per[0]:.2f} and {per[1]:.2f} CPU s per CPU s of the sandbox's ="
+          f" {per[0] / per[1]:.2f}x less work")
 
 
 def medians(pairs: list[tuple[Any, dict[str, Any]]], args: argparse.Namespace) -> None:
@@ -314,6 +339,11 @@ def medians(pairs: list[tuple[Any, dict[str, Any]]], args: argparse.Namespace) -
     ratios = [b["seconds"] / r["seconds"] for b, r in pairs]
     print(f"  ratio to the baseline: {', '.join(f'{x:.2f}x' for x in ratios)}; median"
           f" {statistics.median(ratios):.2f}x")
+    work = [engine_cpu(b) / b["servers"]["sandbox"] / (engine_cpu(r) / r["servers"]["sandbox"])
+            for b, r in pairs if b["servers"]["sandbox"] and r["servers"]["sandbox"]]
+    if work:
+        print(f"  the engine's work against the sandbox's: less by"
+              f" {', '.join(f'{x:.2f}x' for x in work)}; median {statistics.median(work):.2f}x")
     if args.baseline_without_quality:
         shares = [(r["seconds"] - b["seconds"]) / r["seconds"] for b, r in pairs]
         print(f"  the quality checks add {', '.join(f'{x:.1%}' for x in shares)} of the"

@@ -111,9 +111,9 @@ class StageTimer:
             # as the wall's: a stage may end in another context than it began in (an async
             # generator closed by another task), where it is not open
             stack = _IN.get()
-            if spent in stack:
-                at = len(stack) - 1 - stack[::-1].index(spent)
-                _IN.set(stack[:at] + stack[at + 1:])
+            last = [i for i, s in enumerate(stack) if s is spent]  # equal is not the same
+            if last:
+                _IN.set(stack[:last[-1]] + stack[last[-1] + 1:])
 
     async def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """``await coro``, each step of it and of the tasks it starts timed: the CPU of a

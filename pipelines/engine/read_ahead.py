@@ -34,11 +34,18 @@ R = TypeVar("R")
 #: the write) before the page it follows is handed over to be worked on
 SEND_STEPS = 8
 
-#: chunks of records a run may read ahead of its sync while it waits for a quality suite:
-#: enough to last great-expectations' import (1.1-1.4 s) at the start of a first run. Four
-#: (8 000 records) were read in about 0.9 s, and the first stream then waited 0.3-0.5 s; with
-#: sixteen it waited none, at 6-10 MiB more peak memory (``bench/sync.py``, 200 000 orders)
-READ_AHEAD_CHUNKS = 16
+#: records a run may read ahead of its sync while it waits for a quality suite: enough to
+#: last great-expectations' import (1.1-1.4 s) at the start of a first run, whatever the
+#: chunk's size. 8 000 (four chunks of 2 000) were read in about 0.9 s, and the first stream
+#: then waited 0.3-0.5 s; with 32 000 it waited none, at 6-10 MiB more peak memory
+#: (``bench/sync.py``, 200 000 orders)
+READ_AHEAD_RECORDS = 32_000
+
+
+def read_ahead_limit(chunk_items: int) -> int:
+    """The records a run may hold read ahead while it waits for a quality suite: a chunk
+    (``tuning.chunk_items``, up to 100 000) when that is more than ``READ_AHEAD_RECORDS``."""
+    return max(chunk_items, READ_AHEAD_RECORDS)
 
 
 @dataclass

@@ -37,7 +37,7 @@ from pipelines.engine.mappings import mapping_for
 from pipelines.engine.plan import SETTLE, Window
 from pipelines.engine.platforms import platform
 from pipelines.engine.quality.check import prepare
-from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead
+from pipelines.engine.read_ahead import ReadAhead, read_ahead_limit
 from pipelines.engine.read_process import ReadProcess, ReadSpec
 from pipelines.engine.reconcile import Reconciler, ReconcileReport
 from pipelines.engine.secrets import secret_from
@@ -223,7 +223,7 @@ class SourceRunner:
                 ) for stream, resources in plan.items()}
                 # what a stream waiting for its quality suite reads ahead: itself, the next
                 ahead = ReadAhead(list(syncs), lambda s: syncs[s].reading(s, window),
-                                  READ_AHEAD_CHUNKS * self.source.tuning.chunk_items)
+                                  read_ahead_limit(self.source.tuning.chunk_items))
                 stack.push_async_callback(ahead.aclose)
                 if read_process is not None:
                     read_process.then = ahead.following

@@ -42,7 +42,7 @@ from pipelines.engine.plan import ReadPlan, Window, plan_read
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally, Pool
 from pipelines.engine.quality.check import plan_suite, suite_pending
-from pipelines.engine.read_ahead import READ_AHEAD_CHUNKS, ReadAhead, Reading
+from pipelines.engine.read_ahead import ReadAhead, Reading, read_ahead_limit
 from pipelines.engine.read_process import ReadProcess
 from pipelines.engine.send import send
 from pipelines.engine.stages import StageTimer, counted, stage
@@ -133,7 +133,7 @@ class StreamSync:
         started = time.perf_counter()
         if ahead is None:
             ahead = ReadAhead([stream], lambda s: self.reading(s, window),
-                              READ_AHEAD_CHUNKS * self.chunk_items)
+                              read_ahead_limit(self.chunk_items))
         self._ahead, self._stream = ahead, stream
         reading = ahead.reading(stream)
         plan = reading.plan

@@ -14,7 +14,13 @@ import pytest
 
 from connectors.sources.base import RawRecord
 from pipelines.engine.plan import ReadKind, ReadPlan
-from pipelines.engine.read_ahead import ReadAhead, Reading, prefetched
+from pipelines.engine.read_ahead import (
+    READ_AHEAD_RECORDS,
+    ReadAhead,
+    Reading,
+    prefetched,
+    read_ahead_limit,
+)
 from pipelines.engine.stages import STAGES, StageTimer, counted, stage
 
 PLAN = ReadPlan(kind=ReadKind.FULL, after=None, until=datetime(2025, 1, 1, tzinfo=UTC))
@@ -97,6 +103,12 @@ def test_what_was_opened_and_not_read_to_its_end_is_closed() -> None:
     orders = asyncio.run(run())
     # opened, pages 0 and 1, page 2 asked for ahead of its use, then closed
     assert orders.ended and len(shop.asked) == 4
+
+
+def test_what_a_run_reads_ahead_for_a_pending_suite_does_not_grow_with_its_chunks() -> None:
+    # the import lasts the same whatever the chunk: so does the read-ahead, a chunk at least
+    assert read_ahead_limit(2_000) == read_ahead_limit(10) == READ_AHEAD_RECORDS
+    assert read_ahead_limit(100_000) == 100_000  # a chunk, not sixteen of them
 
 
 def test_a_stage_timer_adds_up_each_stage_and_no_timer_costs_nothing() -> None:

@@ -18,7 +18,9 @@ two: figures of one run, taken at the same load. ``--read-process`` reads and ma
 streams in a process of their own (``tuning.read_process``), in this checkout's run only:
 with ``--baseline`` of this same checkout, the two ways side by side;
 ``--baseline-read-process`` makes the baseline read in a process too.
-``--repeat N`` runs N such pairs, one after the other, and prints the medians. Each pair
+``--repeat N`` runs N such pairs, one after the other, and prints the medians (this
+checkout's runs after the first in processes of their own, so that each peak RSS is its
+run's, not the highest so far). Each pair
 also prints the engine's CPU (the syncing and read processes') per CPU second of the
 sandbox's: the sandbox takes the same requests in both runs, so its CPU measures the
 machine's pace, which on two shared cores changes from one run to the next by as much as
@@ -236,13 +238,21 @@ def report(run: dict[str, Any], name: str) -> None:
 
 def baseline(checkout: str, args: argparse.Namespace) -> dict[str, Any]:
     """The same measure with the engine of ``checkout``, in a process of its own."""
+    return apart(checkout, args, read_process=args.baseline_read_process,
+                 without_quality=args.baseline_without_quality)
+
+
+def apart(checkout: str, args: argparse.Namespace, *, read_process: bool,
+          without_quality: bool = False) -> dict[str, Any]:
+    """``measure`` with the engine of ``checkout``, in a process of its own: its peak RSS
+    is its own, not the highest of the runs before it in this process."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         env = {**os.environ, "PYTHONPATH": checkout}
         subprocess.run([sys.executable, str(Path(__file__).resolve()), "--source", args.source, "--orders",
                         str(args.orders), "--customers", str(args.customers), "--products",
                         str(args.products), "--json", out.name,
-                        *(["--read-process"] if args.baseline_read_process else []),
-                        *(["--without-quality"] if args.baseline_without_quality else [])],
+                        *(["--read-process"] if read_process else []),
+                        *(["--without-quality"] if without_quality else [])],
                        env=env, check=True, cwd=checkout)
         result: dict[str, Any] = json.loads(Path(out.name).read_text())
         return result
@@ -272,8 +282,11 @@ def main() -> None:
     pairs = []
     for _ in range(max(1, args.repeat) if args.baseline else 1):
         before = baseline(args.baseline, args) if args.baseline else None
-        run = measure(args.source, args.orders, args.customers, args.products,
-                      read_process=args.read_process)
+        # the pairs after the first: in a process of their own, each with its own peak RSS
+        run = (apart(str(Path(__file__).resolve().parents[1]), args,
+                     read_process=args.read_process) if pairs and not args.json else
+               measure(args.source, args.orders, args.customers, args.products,
+                       read_process=args.read_process))
         if args.json:
             Path(args.json).write_text(json.dumps(run))
             return

@@ -208,10 +208,11 @@ def report(run: dict[str, Any], name: str) -> None:
             print(f"  {LABELS.get(stage, stage):<14}{wall:>9.1f}{wall / seconds:>8.1%}{cpu:>9.1f}")
         other = seconds - staged
         print(f"  {'other':<14}{other:>9.1f}{other / seconds:>8.1%}"
-              f"{'':>9}  (stream setup, deletions, probe)")
+              f"{'':>9}  (the run's setup and end, a stream's work between stages)")
         if elsewhere:
             print(f"  {'':<14}{'':>9}{'':>8}{elsewhere['unstaged']:>9.1f}  (tasks outside"
-                  " the stages: stream setup, deletions, probe, reports)")
+                  " the stages: a chunk's grouping and bookkeeping between them, setup, deletions,"
+                  " the probe, reports)")
             print(f"  {'':<14}{'':>9}{'':>8}{elsewhere['event loop']:>9.1f}  (the event"
                   " loop between tasks' steps: callbacks, sockets)")
     rerun, read, pushed = run["rerun"]

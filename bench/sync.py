@@ -324,15 +324,21 @@ def engine_cpu(run: dict[str, Any]) -> float:
     return float(run["cpu"] + run["servers"].get("read process", 0.0))
 
 
+def engine_work(run: dict[str, Any]) -> float | None:
+    """The engine's CPU per CPU second of the sandbox's (None: the sandbox's is unknown)."""
+    sandbox = run["servers"]["sandbox"]
+    return engine_cpu(run) / sandbox if sandbox else None
+
+
 def yardstick(before: dict[str, Any], run: dict[str, Any]) -> None:
     """The engine's CPU against the sandbox's, in both runs: the sandbox takes the same
     requests in each, so its CPU measures how fast the machine ran, and a pair whose sandbox
     differs by 10 % is a pair the machine changed under (two busy cores shared with other
-    work: seen today, 15 % from one run to the next)."""
+    work: measured at 15 % from one run to the next)."""
     sandbox = before["servers"]["sandbox"], run["servers"]["sandbox"]
-    if not all(sandbox):
+    per = engine_work(before), engine_work(run)
+    if per[0] is None or per[1] is None:
         return
-    per = [engine_cpu(r) / s for r, s in ((before, sandbox[0]), (run, sandbox[1]))]
     print(f"  the sandbox took the same requests in {sandbox[0]:.1f} and {sandbox[1]:.1f} CPU s"
           f" ({sandbox[1] / sandbox[0] - 1:+.0%} in this run: the machine's pace); the engine"
           f" spent {per[0]:.2f} and {per[1]:.2f} CPU s per CPU s of the sandbox's ="
@@ -353,8 +359,8 @@ def medians(pairs: list[tuple[Any, dict[str, Any]]], args: argparse.Namespace) -
     ratios = [b["seconds"] / r["seconds"] for b, r in pairs]
     print(f"  ratio to the baseline: {', '.join(f'{x:.2f}x' for x in ratios)}; median"
           f" {statistics.median(ratios):.2f}x")
-    work = [engine_cpu(b) / b["servers"]["sandbox"] / (engine_cpu(r) / r["servers"]["sandbox"])
-            for b, r in pairs if b["servers"]["sandbox"] and r["servers"]["sandbox"]]
+    work = [b / r for b, r in ((engine_work(b), engine_work(r)) for b, r in pairs)
+            if b is not None and r is not None]
     if work:
         print(f"  the engine's work against the sandbox's: less by"
               f" {', '.join(f'{x:.2f}x' for x in work)}; median {statistics.median(work):.2f}x")

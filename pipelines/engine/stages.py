@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine, Generator, Iterator
+from collections.abc import Callable, Coroutine, Generator, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -106,14 +106,10 @@ class StageTimer:
             self._charge()
             # its last entry, which need not be the current one: a delivery's stage may
             # end while the next chunk's is open
-            at = max(i for i, s in enumerate(self._open) if s is spent)
-            del self._open[at]
-            # as the wall's: a stage may end in another context than it began in (an async
-            # generator closed by another task), where it is not open
-            stack = _IN.get()
-            last = [i for i, s in enumerate(stack) if s is spent]  # equal is not the same
-            if last:
-                _IN.set(stack[:last[-1]] + stack[last[-1] + 1:])
+            self._open = _without_last(self._open, spent)
+            # as the wall's; a stage may also end in another context than it began in (an
+            # async generator closed by another task), where it is not open
+            _IN.set(tuple(_without_last(_IN.get(), spent)))
 
     async def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """``await coro``, each step of it and of the tasks it starts timed: the CPU of a
@@ -132,6 +128,16 @@ class StageTimer:
             loop.set_task_factory(before)
             self._charge()
             self._between_steps = False
+
+    def _step_begins(self) -> None:
+        """A task's step begins (``run``): the CPU since the last step was the loop's."""
+        self._charge()
+        self._between_steps = False
+
+    def _step_ends(self) -> None:
+        """A task's step ends: its CPU goes to the stage its task is in."""
+        self._charge()
+        self._between_steps = True
 
     def counted(self, name: str, call: Callable[[], T]) -> T:
         """``call()``, run in a worker thread, its CPU time credited to stage ``name`` (the
@@ -152,6 +158,13 @@ class StageTimer:
         """CPU seconds of the syncing thread outside the stages: ``LOOP`` (between steps,
         under ``run``) and ``UNSTAGED``."""
         return {LOOP: self.loop.cpu_ns / 1e9, UNSTAGED: self.unstaged.cpu_ns / 1e9}
+
+
+def _without_last(stages: Sequence[StageTime], spent: StageTime) -> list[StageTime]:
+    """``stages`` without the last entry that is ``spent`` itself (an equal one is not it);
+    as they were when it has none."""
+    at = next((i for i in range(len(stages) - 1, -1, -1) if stages[i] is spent), None)
+    return list(stages) if at is None else [*stages[:at], *stages[at + 1:]]
 
 
 _OFF = nullcontext()
@@ -179,27 +192,21 @@ class _Steps(Coroutine[Any, Any, Any]):
         self._timer = timer
 
     def send(self, value: Any) -> Any:
-        timer = self._timer
-        timer._charge()  # the loop's, since the last step
-        timer._between_steps = False
+        self._timer._step_begins()
         try:
             return self._coro.send(value)
         finally:
-            timer._charge()  # this step's, to its task's stage
-            timer._between_steps = True
+            self._timer._step_ends()
 
     def __next__(self) -> Any:
         return self.send(None)
 
     def throw(self, *args: Any) -> Any:
-        timer = self._timer
-        timer._charge()
-        timer._between_steps = False
+        self._timer._step_begins()
         try:
             return self._coro.throw(*args)
         finally:
-            timer._charge()
-            timer._between_steps = True
+            self._timer._step_ends()
 
     def close(self) -> None:
         self._coro.close()

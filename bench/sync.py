@@ -5,12 +5,13 @@ the drop folder) with N orders (default 100 000) on free ports, runs the engine 
 stream, and prints records/s, the time per stream, where the sync's time went by stage
 (read/parse, map, validate, the wait for great-expectations, quality, diff, ledger,
 encode/push: share of the sync's wall time and CPU seconds of the syncing thread), the CPU
-seconds of each process, the peak memory of the syncing process, the second run's time
-and write count (which should be zero) as a share of the first's, and last the push-only
-rate of the same items (``_push_only.py``), with the sync's pushes as a share of it, and
-the CPU an item costs each way (every process's, over the items pushed): both runs keep the
-same cores busy, so at equal use of them their rates go as the inverse of those costs — the
-share the engine's own work (reading, mapping, checking, recording) leaves the sync.
+seconds of each process, the peak memory of the syncing process, what it and the read
+process wrote to storage (the ledger's WAL and checkpoints; a drop folder's spill), the
+second run's time and write count (which should be zero) as a share of the first's, and
+last the push-only rate of the same items (``_push_only.py``), with the sync's pushes as
+a share of it, and the CPU an item costs each way (every process's, over the items
+pushed): both runs keep the same cores busy, so at equal use of them their rates go as the
+inverse of those costs — the share the engine's own work (reading, mapping, checking, recording) leaves the sync.
 
 ``--baseline DIR`` runs the same sync first with the engine of another checkout (its
 ``PYTHONPATH``, e.g. ``/work/main``), in a process of its own, and prints the ratio of the
@@ -93,6 +94,15 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def written_mib() -> tuple[float, float]:
+    """MiB this process, and its child processes that ended (the read process, once
+    joined), sent to storage so far: the ledger's writes, a drop folder's spill (Linux
+    counts them as they are written to the page cache, in blocks of 512 bytes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_oublock
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock
+    return own * 512 / 2**20, ended * 512 / 2**20
+
+
 def without_quality() -> None:
     """This process's syncs send every item the item models pass, unchecked: the quality
     stage, the great-expectations import and the known-products look-ups cost nothing."""
@@ -127,6 +137,7 @@ def measure(source: str, orders: int, customers: int, products: int,
             runner.stages = timer
         servers = {"sandbox": cpu_seconds(sandbox), "shop": cpu_seconds(shop)}
         cpu, thread_cpu, children = process_cpu(), time.thread_time(), children_cpu()
+        written = written_mib()
         started = time.perf_counter()
         # each task's steps timed, where the engine can (``StageTimer.run``)
         timed = getattr(timer, "run", None)
@@ -136,6 +147,8 @@ def measure(source: str, orders: int, customers: int, products: int,
         servers = {name: cpu_seconds(server) - servers[name]
                    for name, server in (("sandbox", sandbox), ("shop", shop))}
         servers["read process"] = children_cpu() - children
+        written = tuple(after - before for after, before in zip(written_mib(), written,
+                                                                   strict=True))
         rss = peak_rss_mib()
         prepared = list(getattr(check, "prepared", []))
         if timer is not None:
@@ -153,7 +166,7 @@ def measure(source: str, orders: int, customers: int, products: int,
         "streams": [(r.stream, r.records, r.seconds, r.total("pushed"), r.total("accepted"),
                      r.total("quarantined")) for r in first],
         "seconds": seconds, "cpu": cpu, "thread_cpu": thread_cpu, "servers": servers,
-        "rss": rss, "prepared": prepared[0] if prepared else None, "stages": timer.seconds() if timer is not None else None,
+        "rss": rss, "written": written, "prepared": prepared[0] if prepared else None, "stages": timer.seconds() if timer is not None else None,
         "elsewhere": timer.elsewhere() if hasattr(timer, "elsewhere") else None,
         "rerun": (second_seconds, sum(r.records for r in second),
                   sum(r.total("pushed") for r in second)),
@@ -185,6 +198,12 @@ def report(run: dict[str, Any], name: str) -> None:
     print(f"  CPU seconds: syncing process {run['cpu']:.1f} (its syncing thread"
           f" {run['thread_cpu']:.1f}, other threads {run['cpu'] - run['thread_cpu']:.1f}),"
           f" {servers}")
+    if run.get("written") is not None:
+        own, ended = run["written"]
+        pushed = sum(s[3] for s in run["streams"]) or 1
+        print(f"  written to storage: syncing process {own:.0f} MiB ({own * 2**20 / pushed / 1024:.1f}"
+              f" KiB an item pushed: the ledger's WAL and checkpoints), read process"
+              f" {ended:.0f} MiB")
     if run.get("prepared"):
         wall, cpu = run["prepared"]
         print(f"  great-expectations import and plans, in their thread: {wall:.1f}s wall,"

@@ -9,6 +9,7 @@ Dagster plots across materializations from the first one; the state is also one 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import dagster as dg
@@ -16,7 +17,7 @@ import dagster as dg
 from assets.window import describe
 from connectors.sources.base import Position
 from pipelines.engine.config import Source
-from pipelines.engine.plan import Window
+from pipelines.engine.plan import KeyCheckpoint, Window, resume_of
 from pipelines.engine.report import top_reasons
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.stream_report import StreamReport
@@ -36,9 +37,11 @@ LEDGER_STATES: dict[ItemStatus, str] = {
 }
 
 
-def position_text(position: Position | None) -> str:
+def position_text(position: Position | KeyCheckpoint | None) -> str:
     if position is None:
         return "none yet (the next run reads from the beginning)"
+    if isinstance(position, KeyCheckpoint):
+        return f"none yet: the {position}"
     return f"{position.changed_at.isoformat()} #{position.record_id}"
 
 
@@ -75,7 +78,7 @@ def metadata_of(report: StreamReport, resource: str, state: StateStore, source: 
     metadata["run: records read"] = dg.MetadataValue.int(report.records)
     metadata["run: records/s"] = dg.MetadataValue.float(round(report.records_per_second, 1))
     metadata["cursor (stored)"] = dg.MetadataValue.text(
-        position_text(state.get_cursor(source.name, report.stream)))
+        position_text(resume_of(partial(state.get_cursor, source.name), report.stream)))
     if window is not None:
         metadata["cursor (backfill reached)"] = dg.MetadataValue.text(
             position_text(report.cursor) if report.cursor else "no record in the window")

@@ -101,6 +101,22 @@ class ReportsDeletions(Protocol):
         this stream (the caller then compares id sets)."""
 
 
+class ReadsByKey(Protocol):
+    """Optional: a connector that can read an incremental stream in key order implements
+    this. A stream's first read then takes its records in key order rather than change
+    order, so that what records them (a ledger keyed by id) writes each of its pages once,
+    not once for every key that lands on it; it resumes after the last key recorded."""
+
+    def reads_by_key(self, stream: str) -> bool:
+        """Whether ``read_by_key`` can read ``stream``."""
+
+    def read_by_key(self, stream: str, *, after_key: str | None, since: datetime | None,
+                    until: datetime) -> AsyncIterator[list[RawRecord]]:
+        """Pages of the records of ``stream`` changed from ``since`` (None: any time) up to
+        ``until``, in the source's ascending order of keys, after ``after_key`` (None: from
+        the first)."""
+
+
 class ListsIds(Protocol):
     """Optional: a connector that can list every id of a stream cheaply implements this, so
     that deletions can be found by comparing id sets where the platform has no log."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -29,10 +30,19 @@ def _read_in_full(runner: Any) -> set[str]:
         asyncio.run(connector.aclose())
 
 
+def _cursor_text(cursor: Any) -> str | None:
+    """A stream's cursor, or where its first read in key order resumes (None: neither)."""
+    from pipelines.engine.plan import KeyCheckpoint
+
+    if cursor is None or isinstance(cursor, KeyCheckpoint):
+        return None if cursor is None else str(cursor)
+    return f"{cursor.changed_at.isoformat()} #{cursor.record_id}"
+
+
 def _position(cursor: Any, full: bool, last: Any) -> str:
     """Where a stream stands: its cursor, or when it was last read."""
     if cursor is not None:
-        return f"{cursor.changed_at.isoformat()} #{cursor.record_id}"
+        return str(_cursor_text(cursor))
     if last is None:
         return "(not synced yet)"
     when = f"{(last.finished_at or last.started_at):%Y-%m-%d %H:%M:%S} UTC ({last.status})"
@@ -48,6 +58,7 @@ def _position(cursor: Any, full: bool, last: Any) -> str:
 def status(config_path: str | None, as_json: bool) -> None:
     """Per source: items by state, why items were held back, the reconciliation trend, the
     last audit of each resource, and where each stream stands."""
+    from pipelines.engine.plan import resume_of
     from pipelines.engine.report import summarize
     from pipelines.engine.runner import SourceRunner
 
@@ -61,9 +72,8 @@ def status(config_path: str | None, as_json: bool) -> None:
             full = _read_in_full(runner)
             last = state.latest_runs(source.name, "sync")
             for stream in runner.plan():
-                position = state.get_cursor(source.name, stream)
-                cursors[stream] = (f"{position.changed_at.isoformat()} #{position.record_id}"
-                                   if position else None)
+                position = resume_of(functools.partial(state.get_cursor, source.name), stream)
+                cursors[stream] = _cursor_text(position)
                 positions[stream] = _position(position, stream in full, last.get(stream))
             summary = summarize(state, source.name)
             runs = [{"stream": r.resource, "kind": r.kind, "status": r.status,

@@ -9,15 +9,26 @@ Three kinds of read:
   more is gone at the source;
 - *backfill*: a window of change time, every valid item of it sent again whatever the
   ledger says; the cursor stays where it was.
+
+An incremental stream's first read (no cursor yet) goes in key order when its connector can
+(``ReadsByKey``): every record changed up to a moment, each chunk recorded with the last key
+as its checkpoint (``key_checkpoint``), which a run cut short resumes after. Once the read
+ends, the cursor is the newest record's position, where a read by change time would have left
+it (after a resumed read, the newest of what it read since: the next read starts no later
+than it should). Read by change time, a first sync's keys land all over the ledger's
+indexes, and each chunk's transaction writes nearly a page per key; in key order the pages
+fill one after another (``bench/sync.py --source sql``: see ``ReadsByKey``).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+from typing import cast
 
-from connectors.sources.base import Position
+from connectors.sources.base import Position, RawRecord, ReadsByKey, SourceConnector
 from pipelines.engine.clock import Clock
 from pipelines.engine.config import Source
 
@@ -56,10 +67,30 @@ class ReadPlan:
     window: Window | None = None
     #: drop what is read outside the window: a stream without change-time reads is read whole
     keep_window_only: bool = False
+    #: a first read in key order: the records changed from ``after`` up to ``until``
+    by_key: bool = False
+    #: where a first read in key order resumes: after this key (None: from the first)
+    after_key: str | None = None
 
     @property
     def advances_cursor(self) -> bool:
         return self.kind is ReadKind.INCREMENTAL
+
+    def checkpoint(self, stream: str, last: Position) -> tuple[str, Position] | None:
+        """The cursor a chunk ending at ``last`` moves once recorded, and where it is kept:
+        the stream's own, or a first read in key order's (``key_checkpoint``); None when the
+        read moves none."""
+        if self.by_key:
+            return key_checkpoint(stream), Position(self.until, last.record_id)
+        return (stream, last) if self.advances_cursor else None
+
+    def pages(self, connector: SourceConnector, stream: str) -> AsyncIterator[list[RawRecord]]:
+        """``stream``'s pages as this plan reads them from ``connector``."""
+        if self.by_key:
+            by_key = cast(ReadsByKey, connector)
+            return by_key.read_by_key(stream, after_key=self.after_key, until=self.until,
+                                      since=self.after.changed_at if self.after else None)
+        return connector.read(stream, after=self.after, until=self.until)
 
     @property
     def finds_deletions(self) -> bool:
@@ -82,11 +113,44 @@ class ReadPlan:
         return self.window is None or not self.keep_window_only or changed_at in self.window
 
 
+def key_checkpoint(stream: str) -> str:
+    """The name under which a first read in key order keeps its checkpoint, beside the
+    stream's cursor: the moment it reads up to, and the last key recorded."""
+    return f"{stream}#first-read-by-key"
+
+
+@dataclass(frozen=True)
+class KeyCheckpoint:
+    """Where a first read in key order that was cut short resumes: after ``at.record_id``,
+    reading the records changed up to ``at.changed_at``."""
+
+    at: Position
+
+    def __str__(self) -> str:
+        return (f"first read in key order, after #{self.at.record_id} (records changed up to"
+                f" {self.at.changed_at.isoformat()})")
+
+
+def resume_of(get_cursor: Callable[[str], Position | None],
+              stream: str) -> Position | KeyCheckpoint | None:
+    """Where ``stream``'s next run starts: after its cursor, after the last key a first read
+    in key order recorded, or from its beginning (None); ``get_cursor`` reads the source's
+    cursors by name."""
+    cursor = get_cursor(stream)
+    if cursor is not None:
+        return cursor
+    kept = get_cursor(key_checkpoint(stream))
+    return KeyCheckpoint(kept) if kept is not None else None
+
+
 def plan_read(source: Source, *, incremental: bool, cursor: Position | None, clock: Clock,
-              window: Window | None = None) -> ReadPlan:
+              window: Window | None = None, by_key: bool = False,
+              resume_key: Position | None = None) -> ReadPlan:
     """The plan of one run of a stream: a backfill of ``window`` when one is given, else an
     incremental read from ``cursor`` (or the source's ``history_start``) when the stream
-    reads by change time, else a full read. ``cursor`` is only looked at for the second."""
+    reads by change time — in key order when it has no cursor yet and its connector can
+    (``by_key``), resuming after ``resume_key`` (its ``key_checkpoint``) when one was kept —
+    else a full read. ``cursor`` is only looked at for the second."""
     if window is not None:
         return ReadPlan(ReadKind.BACKFILL, Position(window.start - timedelta(microseconds=1)),
                         window.end, window, keep_window_only=not incremental)
@@ -94,6 +158,11 @@ def plan_read(source: Source, *, incremental: bool, cursor: Position | None, clo
     until = clock() - SETTLE
     if not incremental:
         return ReadPlan(ReadKind.FULL, None, until)
+    if cursor is None and by_key:
+        if resume_key is not None:  # a first read cut short: the same span, further on
+            return ReadPlan(ReadKind.INCREMENTAL, _start(source, None), resume_key.changed_at,
+                            by_key=True, after_key=resume_key.record_id or None)
+        return ReadPlan(ReadKind.INCREMENTAL, _start(source, None), until, by_key=True)
     return ReadPlan(ReadKind.INCREMENTAL, _start(source, cursor), until)
 
 

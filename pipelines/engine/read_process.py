@@ -148,8 +148,7 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
             while (request := requests.recv()) is not None:
                 stream, plan = request
                 try:
-                    async for records in prefetched(connector.read(stream, after=plan.after,
-                                                                   until=plan.until)):
+                    async for records in prefetched(plan.pages(connector, stream)):
                         conn.send(("page", pack(mapper.page(stream, plan, records,
                                                             connector.position))))
                 except Exception as exc:  # noqa: BLE001 - raised where the run reads

@@ -34,7 +34,7 @@ from pipelines.engine.deletions import (
 )
 from pipelines.engine.destination import resolve_data_source
 from pipelines.engine.mappings import mapping_for
-from pipelines.engine.plan import SETTLE, Window
+from pipelines.engine.plan import SETTLE, Window, resume_of
 from pipelines.engine.platforms import platform
 from pipelines.engine.quality.check import prepare
 from pipelines.engine.read_ahead import ReadAhead, read_ahead_limit
@@ -246,8 +246,8 @@ class SourceRunner:
     def resume_points(self, plan: Mapping[str, object] | None = None) -> dict[str, Resume]:
         """Stream -> the cursor its next run reads after (None: from its beginning), or
         ``"whole"`` for a stream read whole every run."""
-        return {stream: "whole" if stream in self.read_whole
-                else self.state.get_cursor(self.source.name, stream)
+        cursor = functools.partial(self.state.get_cursor, self.source.name)
+        return {stream: "whole" if stream in self.read_whole else resume_of(cursor, stream)
                 for stream in (plan if plan is not None else self.plan())}
 
     async def reconcile(

@@ -13,11 +13,12 @@ from typing import Literal
 
 from connectors.marketing.errors import DestinationDown
 from connectors.sources.base import Position
+from pipelines.engine.plan import KeyCheckpoint
 
 Why = Literal["destination down", "interrupted"]
-#: where a stream's next run starts: after a cursor, from its beginning (None), or "whole"
-#: for a stream read whole every run
-Resume = Position | Literal["whole"] | None
+#: where a stream's next run starts: after a cursor, after the last key a first read in key
+#: order recorded, from its beginning (None), or "whole" for a stream read whole every run
+Resume = Position | KeyCheckpoint | Literal["whole"] | None
 
 
 def _resume(stream: str, at: Resume) -> str:
@@ -25,6 +26,8 @@ def _resume(stream: str, at: Resume) -> str:
         return f"{stream} read whole"
     if at is None:
         return f"{stream} from its beginning"
+    if isinstance(at, KeyCheckpoint):
+        return f"{stream}'s {at}"
     return f"{stream} after {at.changed_at.isoformat()} #{at.record_id}"
 
 

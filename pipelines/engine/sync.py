@@ -38,7 +38,7 @@ from pipelines.engine.gate import (
 from pipelines.engine.limits import ledger_safe
 from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapped_pages, mapping_context
 from pipelines.engine.mappings.base import MappedItem, Overrides, PlatformMapping
-from pipelines.engine.plan import ReadPlan, Window, plan_read
+from pipelines.engine.plan import ReadPlan, Window, key_checkpoint, plan_read
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally, Pool
 from pipelines.engine.quality.check import plan_suite, suite_pending
@@ -111,8 +111,14 @@ class StreamSync:
         incremental = self.connector.streams()[stream].incremental
         cursor = (self.state.get_cursor(self.source.name, stream)
                   if incremental and window is None else None)
+        reads_by_key = getattr(self.connector, "reads_by_key", None)
+        by_key = bool(incremental and window is None and cursor is None
+                      and reads_by_key is not None and reads_by_key(stream))
+        resume_key = (self.state.get_cursor(self.source.name, key_checkpoint(stream))
+                      if by_key else None)
         return plan_read(self.source, incremental=incremental, cursor=cursor,
-                         clock=self.clock, window=window)
+                         clock=self.clock, window=window, by_key=by_key,
+                         resume_key=resume_key)
 
     def reading(self, stream: str, window: Window | None = None) -> Reading[Mapped]:
         """The read of ``stream``: its plan, made now, and its pages, read and mapped from
@@ -122,8 +128,8 @@ class StreamSync:
             process = self.read_process
             return Reading(stream, plan, lambda: process.pages(stream, plan))
         return Reading(stream, plan, lambda: mapped_pages(
-            self.connector.read(stream, after=plan.after, until=plan.until), self.mapper,
-            stream, plan, self.connector.position, self.stages))
+            plan.pages(self.connector, stream), self.mapper, stream, plan,
+            self.connector.position, self.stages))
 
     async def run(self, stream: str, *, window: Window | None = None, dry_run: bool = False,
                   ahead: ReadAhead[Mapped] | None = None) -> StreamReport:
@@ -170,6 +176,8 @@ class StreamSync:
             await self._resend_unsettled(stream, report)
         chunk: list[MappedItem] = []
         last: Position | None = None
+        #: the newest record a first read in key order read: its cursor once it ends
+        newest: Position | None = None
         seen: set[str] | None = set() if plan.finds_deletions else None
         self._pool = Pool(self.chunk_items)
         try:
@@ -186,6 +194,9 @@ class StreamSync:
                             continue
                         report.records += 1
                         last = read.position
+                        if plan.by_key and (newest is None or (
+                                last.changed_at >= newest.changed_at and newest < last)):
+                            newest = last
                         chunk += [m for m in read.items if self._pushed(m)]
                 if len(chunk) >= self.chunk_items:
                     await self._flush(stream, chunk, plan, last, report, dry_run)
@@ -195,6 +206,11 @@ class StreamSync:
                 for judged in self._pool.drain():
                     report.quality.setdefault(judged.resource, []).append(judged)
             await self._in_flight.done()
+            if plan.by_key and not dry_run:  # read to its end: on by change time from here
+                last = newest
+                if newest is not None:  # else the next run reads by key again: nothing yet
+                    self.state.set_cursor(self.source.name, stream, newest)
+                self.state.delete_cursor(self.source.name, key_checkpoint(stream))
         finally:
             self._in_flight.abandon()
         report.cursor = last
@@ -237,9 +253,9 @@ class StreamSync:
             if self.progress is not None:
                 self.progress(report)
             return
-        cursor = last if plan.advances_cursor else None
+        checkpoint = plan.checkpoint(stream, last) if last is not None else None
         self._in_flight.start(self._push(checked, report),
-                              partial(self._record_pushed, stream, cursor, report), checked)
+                              partial(self._record_pushed, checkpoint, report), checked)
 
     async def _push(self, checked: list[Checked], report: StreamReport) -> Pushed:
         """Push each resource of a chunk in order; a failure stops the rest, and what was
@@ -256,11 +272,12 @@ class StreamSync:
             pushed.outcomes.append((resource.resource, [*resource.held, *sent]))
         return pushed
 
-    async def _record_pushed(self, stream: str, cursor: Position | None,
+    async def _record_pushed(self, checkpoint: tuple[str, Position] | None,
                              report: StreamReport, pushed: Pushed) -> None:
         """Record what a chunk's push did, each resource in order; the cursor moves with the
-        last, unless the push failed before the end (then the failure is raised)."""
-        moved = (stream, cursor) if cursor is not None and pushed.failure is None else None
+        last (``checkpoint``: where it is kept, and to where), unless the push failed before
+        the end (then the failure is raised)."""
+        moved = checkpoint if pushed.failure is None else None
         for index, (resource, outcomes) in enumerate(pushed.outcomes):
             is_last = index == len(pushed.outcomes) - 1
             with stage(self.stages, "ledger"):
@@ -270,9 +287,9 @@ class StreamSync:
                                              if o.status is ItemStatus.ACCEPTED])
         if pushed.failure is not None:
             raise pushed.failure
-        if not pushed.outcomes and cursor is not None:
+        if not pushed.outcomes and checkpoint is not None:
             with stage(self.stages, "ledger"):
-                self.state.set_cursor(self.source.name, stream, cursor)
+                self.state.set_cursor(self.source.name, *checkpoint)
         if self.progress is not None:
             self.progress(report)
 

@@ -4,12 +4,17 @@ over real HTTP, with a real SQLite state store."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+from typing import Any
 
 import pytest
 from sqlalchemy import text
 
+from connectors.sources.base import Position
+from pipelines.engine.plan import KeyCheckpoint, key_checkpoint
 from pipelines.engine.state import ItemStatus
+from pipelines.engine.stopped import resume_text
 from tests.engine.drivers.base import ROUTES, FirstSync
 from tests.engine.drivers.sql import DRIVER, Setup, Sql, expected_items, make_setup
 from tests.engine.support import assert_stored_as_mapped
@@ -51,6 +56,50 @@ def test_resources_left_out_syncs_exactly_the_resources_of_the_defined_streams(
         if resource not in ("customers", "products"):
             assert setup.listed(route) == [], resource
     assert setup.listed("/orders") == []
+
+
+def test_a_first_sync_reads_by_key_and_a_crash_resumes_after_the_last_key_recorded(
+    engine_setup, tmp_path
+):
+    setup = make_setup(engine_setup, f"sqlite:///{tmp_path / 'shop.db'}", streams=("orders",),
+                       tuning={"chunk_items": 15}, page_size=10)
+    chunks = 0
+
+    def crash_after_two_chunks(report: Any) -> None:
+        nonlocal chunks
+        chunks += 1
+        if chunks == 2:
+            raise RuntimeError("injected crash")
+
+    with pytest.raises(RuntimeError, match="injected crash"):
+        asyncio.run(setup.runner().run(progress=crash_after_two_chunks))
+
+    expected = expected_items(setup.database, "orders")
+    with setup.database.begin() as conn:  # every order, the ones held back too
+        keys = conn.execute(text("SELECT id FROM orders")).scalars()
+        in_key_order = sorted((str(k) for k in keys), key=int)
+    recorded = sorted((e.key for e in setup.state.entries(SOURCE, "orders")), key=int)
+    # the first chunks of the keys in their order, and the last of them kept to resume after
+    assert recorded == in_key_order[:len(recorded)] and 0 < len(recorded) < len(in_key_order)
+    checkpoint = setup.state.get_cursor(SOURCE, key_checkpoint("orders"))
+    assert checkpoint is not None and checkpoint.record_id == recorded[-1]
+    assert setup.state.get_cursor(SOURCE, "orders") is None
+    # what a stopped sync's message, the status and the asset's metadata say of it
+    resume = setup.runner().resume_points()["orders"]
+    assert resume == KeyCheckpoint(checkpoint)
+    assert f"first read in key order, after #{recorded[-1]}" in resume_text({"orders": resume})
+
+    setup.run()
+
+    assert {o["order_id"] for o in setup.listed(ROUTES["orders"])} == set(expected)
+    # the rerun read on after the checkpoint: no order was sent twice
+    assert setup.stats()["writes"]["orders"]["accepted"] == len(expected)
+    # read to its end: on by change time, from the newest order read (up to the moment the
+    # first read read up to)
+    cursor = setup.state.get_cursor(SOURCE, "orders")
+    assert cursor is not None and cursor <= Position(checkpoint.changed_at)
+    assert setup.state.get_cursor(SOURCE, key_checkpoint("orders")) is None
+    assert sum(r.total("pushed") for r in setup.run()) == 0
 
 
 def test_a_full_sync_from_postgresql(engine_setup, postgres_admin):

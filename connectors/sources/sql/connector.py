@@ -41,6 +41,7 @@ from connectors.sources.sql.projection import LinesProjection, Projection
 from connectors.sources.sql.query import (
     CURSOR_ALIAS,
     Plan,
+    by_key_params,
     first_page_params,
     ids_sql,
     lines_sql,
@@ -187,6 +188,23 @@ class SqlConnector:
             until = until.replace(tzinfo=UTC)
         return self._pages(stream, spec, after, until)
 
+    def reads_by_key(self, stream: str) -> bool:
+        """A stream with a cursor column can be read in key order (``read_by_key``)."""
+        return bool(self._spec(stream).cursor)
+
+    def read_by_key(self, stream: str, *, after_key: str | None, since: datetime | None,
+                    until: datetime) -> AsyncIterator[list[RawRecord]]:
+        """Pages of the rows changed from ``since`` up to ``until``, in key order, after
+        ``after_key``: a first read, whose records a ledger keyed by id then takes in its own
+        order."""
+        spec = self._spec(stream)
+        if not spec.cursor:
+            raise SourceError(f"connection.streams.{stream}: no cursor column, so no change"
+                              " time to read up to")
+        if until.tzinfo is None:
+            until = until.replace(tzinfo=UTC)
+        return self._pages(stream, spec, None, until, by_key=(after_key, since))
+
     async def ids(self, stream: str) -> AsyncIterator[list[str]]:
         """Every key of ``stream``, page by page (for finding deletions)."""
         spec = self._spec(stream)
@@ -210,16 +228,24 @@ class SqlConnector:
     # reading -------------------------------------------------------------------------
 
     async def _pages(self, stream: str, spec: SqlStreamSpec, after: Position | None,
-                     until: datetime | None) -> AsyncIterator[list[RawRecord]]:
+                     until: datetime | None,
+                     by_key: tuple[str | None, datetime | None] | None = None,
+                     ) -> AsyncIterator[list[RawRecord]]:
+        """The pages of a read in (cursor, key) order, or in key order when ``by_key`` is
+        (the key to read after, the change time to read from)."""
         plan = await asyncio.to_thread(self._plan, stream, spec)
         if plan is None:
             return  # no row at all
-        params = first_page_params(plan, after, until)
+        if by_key is not None and until is not None:
+            params = by_key_params(plan, by_key[0], by_key[1], until)
+        else:
+            params = first_page_params(plan, after, until)
         project = Projection(spec, self.tz, f"connection.streams.{stream}.")
         checked = False
         while True:
             lower = "t" in params if plan.cursor else "k" in params
-            sql = page_sql(plan, after=lower, tie="k" in params, until="until" in params)
+            sql = page_sql(plan, after=lower, tie="k" in params, until="until" in params,
+                           by_key=by_key is not None)
             rows, records = await asyncio.to_thread(
                 self._page, plan, spec, project, sql, {**params, "limit": self.config.page_size},
                 check=not checked)
@@ -234,9 +260,11 @@ class SqlConnector:
             if len(rows) < self.config.page_size:
                 return
             last = rows[-1]
-            params = {k: v for k, v in params.items() if k == "until"}
+            # in key order, the lower bound of change time stays; else it moves with the key
+            kept = ("until", "t") if by_key is not None else ("until",)
+            params = {k: v for k, v in params.items() if k in kept}
             params["k"] = last[spec.key]
-            if plan.cursor:
+            if plan.cursor and by_key is None:
                 params["t"] = last[CURSOR_ALIAS]
 
     def _plan(self, stream: str, spec: SqlStreamSpec) -> Plan | None:

@@ -165,15 +165,27 @@ def sample_sql(dialect: Dialect, spec: SqlStreamSpec) -> TextClause:
     return text(f"SELECT src.* FROM {source_sql(dialect, spec.table, spec.query)} LIMIT 1")
 
 
-def page_sql(plan: Plan, *, after: bool, tie: bool, until: bool) -> TextClause:
+def page_sql(plan: Plan, *, after: bool, tie: bool, until: bool,
+             by_key: bool = False) -> TextClause:
     """One page: rows after (:t, :k) — or from :t, when the key cannot break the tie — up
-    to :until, in (cursor, key) order; full streams by key alone, after :k."""
+    to :until, in (cursor, key) order; full streams by key alone, after :k; ``by_key``: rows
+    changed from :t up to :until in key order, after :k (``after`` and ``tie`` say which of
+    :t and :k there are)."""
     key = plan.key + plan.collate
     where = [f"{plan.key} IS NOT NULL"]
     expr = plan.cursor_expr
     if expr is None:
         if after:
             where.append(f"{key} > :k")
+        order = key
+    elif by_key:
+        where.append(f"{expr} IS NOT NULL")
+        if after:
+            where.append(f"{expr} >= :t")
+        if tie:
+            where.append(f"{key} > :k")
+        if until:
+            where.append(f"{expr} <= :until")
         order = key
     else:
         where.append(f"{expr} IS NOT NULL")
@@ -218,4 +230,16 @@ def first_page_params(plan: Plan, after: Position | None, until: datetime | None
                 params["k"] = plan.key_value(after.record_id)
     if until is not None and plan.cursor is not None:
         params["until"] = plan.bound(until, lower=False)
+    return params
+
+
+def by_key_params(plan: Plan, after_key: str | None, since: datetime | None,
+                  until: datetime) -> dict[str, Any]:
+    """Bind values of a read in key order's first page (``page_sql(by_key=True)``): ``t``
+    from ``since``, ``k`` from ``after_key``, and ``until``."""
+    params: dict[str, Any] = {"until": plan.bound(until, lower=False)}
+    if since is not None:
+        params["t"] = plan.bound(since, lower=True)
+    if after_key is not None:
+        params["k"] = plan.key_value(after_key)
     return params

@@ -136,6 +136,34 @@ def test_a_read_stops_at_until(make_shop, connect):
     assert upto == [p for p in everything if p.changed_at <= until]
 
 
+def test_a_read_by_key_takes_the_rows_changed_in_its_span_in_key_order_and_resumes(
+    make_shop, connect
+):
+    make_shop()
+    connector = connect(page_size=4)
+    everything = positions(connector, "orders", read(connector, "orders"))
+    times = sorted(p.changed_at for p in everything)
+    since, until = times[10], times[-10]
+    spanned = sorted((p for p in everything if since <= p.changed_at <= until),
+                     key=lambda p: int(p.record_id))
+
+    def by_key(after_key: str | None) -> list[Position]:
+        keyed = connect(page_size=4)
+        assert keyed.reads_by_key("orders")
+
+        async def run() -> list[dict[str, Any]]:
+            try:
+                return [r async for page in keyed.read_by_key(
+                    "orders", after_key=after_key, since=since, until=until) for r in page]
+            finally:
+                await keyed.aclose()
+
+        return positions(keyed, "orders", asyncio.run(run()))
+
+    assert by_key(None) == spanned
+    assert by_key(spanned[6].record_id) == spanned[7:]
+
+
 def test_a_stream_without_cursor_is_read_whole_in_key_order_and_lists_its_ids(make_shop, connect):
     _, shop = make_shop()
     spec = {**STREAMS["customers"], "cursor": None}

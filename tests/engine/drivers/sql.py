@@ -25,19 +25,23 @@ class Setup(EngineSetup):
 
 
 def make_setup(make: MakeSetup, url: str, *, url_env: str | None = None,
-               streams: tuple[str, ...] | None = None) -> Setup:
+               streams: tuple[str, ...] | None = None,
+               tuning: dict[str, Any] | None = None, page_size: int | None = None) -> Setup:
     """A generated database at ``url`` (given to the source in the environment variable
-    ``url_env`` when it holds a password; only ``streams`` defined when given) and a fresh
-    shop of the sandbox."""
+    ``url_env`` when it holds a password; only ``streams`` defined when given; the source's
+    ``tuning`` and rows a page when given) and a fresh shop of the sandbox."""
     database = FakeDatabase(url, TIMEZONE)
     database.write(generate(5, orders=80, customers=25, products=12))
     env: dict[str, str] = {}
     where = connection(url)
     if streams is not None:
         where = {**where, "streams": {s: STREAMS[s] for s in streams}}
+    if page_size is not None:
+        where = {**where, "options": {**where["options"], "page_size": page_size}}
     if url_env:
         where, env[url_env] = {**where, "url": None, "url_env": url_env}, url
-    return make(Setup, {"name": Sql.source, "platform": "sql", "connection": where},
+    return make(Setup, {"name": Sql.source, "platform": "sql", "connection": where,
+                        **({"tuning": tuning} if tuning else {})},
                 env=env, database=database)
 
 

@@ -3,7 +3,8 @@
 Each configured stream is a table or a SELECT query with a key column, an optional cursor
 column (its change time) and a column mapping (see ``columns.py``). With a cursor the
 stream is incremental, read in (cursor, key) order strictly after a position (see
-``query.py``); without one it is read whole, in key order. Lines of an order or a cart
+``query.py``) — or, for its first read, in key order up to a moment (``read_by_key``);
+without one it is read whole, in key order. Lines of an order or a cart
 come from a JSON column or from a child table, fetched with one query per page.
 
 The database is opened read-only where the driver allows it (SQLite ``mode=ro``,

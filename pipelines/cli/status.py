@@ -34,8 +34,10 @@ def _cursor_text(cursor: Any) -> str | None:
     """A stream's cursor, or where its first read in key order resumes (None: neither)."""
     from pipelines.engine.plan import KeyCheckpoint
 
-    if cursor is None or isinstance(cursor, KeyCheckpoint):
-        return None if cursor is None else str(cursor)
+    if cursor is None:
+        return None
+    if isinstance(cursor, KeyCheckpoint):
+        return str(cursor)
     return f"{cursor.changed_at.isoformat()} #{cursor.record_id}"
 
 

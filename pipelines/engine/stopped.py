@@ -27,7 +27,7 @@ def _resume(stream: str, at: Resume) -> str:
     if at is None:
         return f"{stream} from its beginning"
     if isinstance(at, KeyCheckpoint):
-        return f"{stream}'s {at}"
+        return f"{stream} in its {at}"
     return f"{stream} after {at.changed_at.isoformat()} #{at.record_id}"
 
 

@@ -5,6 +5,7 @@ over real HTTP, with a real SQLite state store."""
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 from typing import Any
 
@@ -18,6 +19,7 @@ from pipelines.engine.stopped import resume_text
 from tests.engine.drivers.base import ROUTES, FirstSync
 from tests.engine.drivers.sql import DRIVER, Setup, Sql, expected_items, make_setup
 from tests.engine.support import assert_stored_as_mapped
+from tests.support import shopsync_here
 
 SOURCE = DRIVER.source
 
@@ -88,6 +90,12 @@ def test_a_first_sync_reads_by_key_and_a_crash_resumes_after_the_last_key_record
     resume = setup.runner().resume_points()["orders"]
     assert resume == KeyCheckpoint(checkpoint)
     assert f"first read in key order, after #{recorded[-1]}" in resume_text({"orders": resume})
+    config = tmp_path / "shops.json"  # JSON is YAML
+    config.write_text(json.dumps({**setup.config.model_dump(mode="json"),
+                                  "state_url": setup.state.url}))
+    status = shopsync_here("status", "--json", env={**setup.env, "SHOPSYNC_CONFIG": str(config)})
+    standing = json.loads(status.stdout)[SOURCE]
+    assert standing["cursors"]["orders"] == standing["positions"]["orders"] == str(resume)
 
     (rerun,) = setup.run()
 

@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from assets.metadata import metadata_of
 from connectors.sources.base import Position
 from pipelines.engine.plan import KeyCheckpoint, key_checkpoint
 from pipelines.engine.state import ItemStatus
 from pipelines.engine.stopped import resume_text
+from pipelines.engine.stream_report import StreamReport
 from tests.engine.drivers.base import ROUTES, FirstSync
 from tests.engine.drivers.sql import DRIVER, Setup, Sql, expected_items, make_setup
 from tests.engine.support import assert_stored_as_mapped
@@ -96,6 +98,9 @@ def test_a_first_sync_reads_by_key_and_a_crash_resumes_after_the_last_key_record
     status = shopsync_here("status", "--json", env={**setup.env, "SHOPSYNC_CONFIG": str(config)})
     standing = json.loads(status.stdout)[SOURCE]
     assert standing["cursors"]["orders"] == standing["positions"]["orders"] == str(resume)
+    shown = metadata_of(StreamReport(SOURCE, "orders"), "orders", setup.state,
+                        setup.config.sources[0], None)["cursor (stored)"]
+    assert shown.value == f"none yet: the {resume}"
 
     (rerun,) = setup.run()
 

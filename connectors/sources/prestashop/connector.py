@@ -39,7 +39,7 @@ from connectors.sources.prestashop import shop
 from connectors.sources.prestashop.client import PrestaShopClient
 from connectors.sources.prestashop.config import PrestaShopConfig
 from connectors.sources.prestashop.enrich import Enricher
-from connectors.sources.prestashop.paging import by_id, changed
+from connectors.sources.prestashop.paging import by_id, changed, changed_by_id
 from connectors.sources.prestashop.values import EPOCH, as_int, listed, local_to_utc
 
 
@@ -166,13 +166,40 @@ class PrestaShopConnector:
             until = until.replace(tzinfo=UTC)
         return self._read(stream, spec, after, until)
 
+    def reads_by_key(self, stream: str) -> bool:
+        """An incremental stream can be read in id order within a window of change time."""
+        return self._spec(stream).incremental
+
+    def read_by_key(self, stream: str, *, after_key: str | None, since: datetime | None,
+                    until: datetime) -> AsyncIterator[list[RawRecord]]:
+        """Pages of the records of ``stream`` changed from ``since`` up to ``until``, in id
+        order, after the id ``after_key``: a first read, whose records a ledger keyed by id
+        then takes in its own order."""
+        spec = self._spec(stream)
+        if not spec.incremental:
+            raise SourceError(f"{stream} has no change time to read up to")
+        if after_key is not None and not (after_key.isascii() and after_key.isdigit()):
+            raise SourceError(f"{stream}: a read by id cannot resume after {after_key!r}")
+        if until.tzinfo is None:
+            until = until.replace(tzinfo=UTC)
+        return self._read(stream, spec, None, until,
+                          by_key=(int(after_key) if after_key else 0, since))
+
     async def _read(self, stream: str, spec: Stream, after: Position | None,
-                    until: datetime | None) -> AsyncIterator[list[RawRecord]]:
+                    until: datetime | None, by_key: tuple[int, datetime | None] | None = None,
+                    ) -> AsyncIterator[list[RawRecord]]:
+        """The pages of a read by position, or by id when ``by_key`` is (the id to read
+        after, the change time to read from)."""
         context = await self.context()
         params = dict(spec.params)
         if context.language_param:
             params["language"] = context.language_param
-        if spec.incremental:
+        if by_key is not None and until is not None:
+            pages = changed_by_id(self._fetch, spec.resource, params,
+                                  position=lambda r: position_of(r, context.timezone),
+                                  since=by_key[1], until=until, timezone=context.timezone,
+                                  page_size=self.config.page_size, after_id=by_key[0])
+        elif spec.incremental:
             pages = changed(self._fetch, spec.resource, params,
                             position=lambda r: position_of(r, context.timezone), after=after,
                             until=until, timezone=context.timezone,

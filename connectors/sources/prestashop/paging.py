@@ -12,6 +12,8 @@ with the lower bound moved instead:
   a whole page shares one second, that second alone is walked by id
   (``filter[id]=>[last id]&sort=[id_ASC]``) and the bound then moves past it.
 - full streams and id lists: ``filter[id]=>[last id]&sort=[id_ASC]``.
+- an incremental stream's first read in key order (``changed_by_id``): the id walk within
+  ``filter[date_upd]=[since,until]``.
 
 A short page ends a walk. Records are re-checked against the bounds on this side too (a
 shop has been seen answering rows outside a date filter, PrestaShop issue 12385), and a
@@ -120,3 +122,23 @@ async def changed(fetch: Fetch, resource: str, params: dict[str, Any], *, positi
             raise SourceError(f"GET {resource} ignores filter[date_upd] (the same records came"
                               " back for a later bound): is date=1 dropped on the way?")
         lower = moved
+
+
+async def changed_by_id(fetch: Fetch, resource: str, params: dict[str, Any], *,
+                        position: PositionOf, since: datetime | None, until: datetime,
+                        timezone: str, page_size: int,
+                        after_id: int = 0) -> AsyncGenerator[list[RawRecord], None]:
+    """Pages of the records changed from ``since`` up to ``until``, in ascending id order,
+    after ``after_id``: the id walk within the window of change time, re-checked here."""
+    lower = ZERO_DATE if since is None or since <= EPOCH else utc_to_local(since, timezone)
+    window = {**params, "display": "full", "date": "1",
+              "filter[date_upd]": f"[{lower},{utc_to_local(until, timezone)}]"}
+
+    def inside(record: RawRecord) -> bool:
+        at = position(record).changed_at
+        return (since is None or since <= at) and at <= until
+
+    async for page in by_id(fetch, resource, window, page_size, after_id=after_id):
+        kept = [r for r in page if inside(r)]
+        if kept:
+            yield kept

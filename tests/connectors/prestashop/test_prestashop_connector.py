@@ -117,6 +117,28 @@ def test_until_bounds_what_is_read(shop: RunningFakeShop) -> None:
     assert read(shop, "orders", after=pos(records[50]), until=pos(records[10]).changed_at) == []
 
 
+def test_a_read_by_id_takes_the_records_changed_in_its_span_and_resumes_after_an_id(
+    shop: RunningFakeShop
+) -> None:
+    records = flat(read(shop, "orders"))
+    times = sorted(pos(r).changed_at for r in records)
+    since, until = times[30], times[-30]
+    spanned = sorted((r for r in records if since <= pos(r).changed_at <= until),
+                     key=lambda r: int(r["id"]))
+
+    def by_id(after_key: str | None) -> list[RawRecord]:
+        async def pages() -> list[list[RawRecord]]:
+            async with connector(shop, page_size=10) as source:
+                assert source.reads_by_key("orders")
+                return [page async for page in source.read_by_key(
+                    "orders", after_key=after_key, since=since, until=until)]
+
+        return flat(asyncio.run(pages()))
+
+    assert ids(by_id(None)) == ids(spanned)
+    assert ids(by_id(str(spanned[17]["id"]))) == ids(spanned[18:])
+
+
 def test_positions_are_utc_whatever_the_shops_zone_version_and_languages(start_shop: Start) -> None:
     paris = start_shop("--seed", "4", "--orders", "60")
     new_york = start_shop("--seed", "4", "--orders", "60", "--timezone", "America/New_York",

@@ -12,10 +12,10 @@ Three kinds of read:
 
 An incremental stream's first read (no cursor yet) goes in key order when its connector can
 (``ReadsByKey``): every record changed up to a moment, each chunk recorded with the last key
-as its checkpoint (``key_checkpoint``), which a run cut short resumes after. Once the read
-ends, the cursor is the newest record's position, where a read by change time would have left
-it (after a resumed read, the newest of what it read since: the next read starts no later
-than it should). Read by change time, a first sync's keys land all over the ledger's
+as its checkpoint (``key_checkpoint``), which a run cut short resumes after. Its last chunk
+moves the stream's own cursor instead, to the newest record's position, where a read by
+change time would have left it (after a resumed read, the newest of what it read since: the
+next read starts no later than it should). Read by change time, a first sync's keys land all over the ledger's
 indexes, and each chunk's transaction writes nearly a page per key; in key order the pages
 fill one after another (``bench/sync.py --source sql``: see ``ReadsByKey``).
 """

@@ -201,15 +201,16 @@ class StreamSync:
                 if len(chunk) >= self.chunk_items:
                     await self._flush(stream, chunk, plan, last, report, dry_run)
                     chunk = []
-            await self._flush(stream, chunk, plan, last, report, dry_run)
+            # a first read in key order, read to its end: its last chunk moves the stream's
+            # own cursor, to the newest record read, and later runs read on by change time
+            await self._flush(stream, chunk, plan, last, report, dry_run,
+                              ends_at=newest if plan.by_key else None)
             with stage(self.stages, "quality"):
                 for judged in self._pool.drain():
                     report.quality.setdefault(judged.resource, []).append(judged)
             await self._in_flight.done()
-            if plan.by_key and not dry_run:  # read to its end: on by change time from here
+            if plan.by_key and not dry_run:  # the cursor is set: the checkpoint is done with
                 last = newest
-                if newest is not None:  # else the next run reads by key again: nothing yet
-                    self.state.set_cursor(self.source.name, stream, newest)
                 self.state.delete_cursor(self.source.name, key_checkpoint(stream))
         finally:
             self._in_flight.abandon()
@@ -242,9 +243,11 @@ class StreamSync:
         )
 
     async def _flush(self, stream: str, chunk: list[MappedItem], plan: ReadPlan,
-                     last: Position | None, report: StreamReport, dry_run: bool) -> None:
+                     last: Position | None, report: StreamReport, dry_run: bool,
+                     ends_at: Position | None = None) -> None:
         """Check and diff one chunk, then start its delivery (push, record, and the cursor
-        past it when the plan advances it) once the chunk before it is pushed."""
+        past it when the plan advances it — to ``ends_at`` when given: the stream's cursor
+        at the end of a first read in key order) once the chunk before it is pushed."""
         checked = [await self._check(resource, [m for m in chunk if m.resource == resource],
                                      report, dry_run, force=plan.resends_everything)
                    for resource in self._resources_in_order(stream, chunk)]
@@ -253,7 +256,8 @@ class StreamSync:
             if self.progress is not None:
                 self.progress(report)
             return
-        checkpoint = plan.checkpoint(stream, last) if last is not None else None
+        checkpoint = ((stream, ends_at) if ends_at is not None
+                      else plan.checkpoint(stream, last) if last is not None else None)
         self._in_flight.start(self._push(checked, report),
                               partial(self._record_pushed, checkpoint, report), checked)
 

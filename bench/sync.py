@@ -198,12 +198,12 @@ def report(run: dict[str, Any], name: str) -> None:
     print(f"  CPU seconds: syncing process {run['cpu']:.1f} (its syncing thread"
           f" {run['thread_cpu']:.1f}, other threads {run['cpu'] - run['thread_cpu']:.1f}),"
           f" {servers}")
+    synced = sum(s[3] for s in run["streams"])
     if run.get("written") is not None:
         own, ended = run["written"]
-        pushed = sum(s[3] for s in run["streams"]) or 1
-        print(f"  written to storage: syncing process {own:.0f} MiB ({own * 2**20 / pushed / 1024:.1f}"
-              f" KiB an item pushed: the ledger's WAL and checkpoints), read process"
-              f" {ended:.0f} MiB")
+        print(f"  written to storage: syncing process {own:.0f} MiB"
+              f" ({own * 1024 / max(synced, 1):.1f} KiB an item pushed: the ledger's WAL and"
+              f" checkpoints), read process {ended:.0f} MiB")
     if run.get("prepared"):
         wall, cpu = run["prepared"]
         print(f"  great-expectations import and plans, in their thread: {wall:.1f}s wall,"
@@ -238,7 +238,6 @@ def report(run: dict[str, Any], name: str) -> None:
     print(f"  unchanged rerun: {rerun:.1f}s ({rerun / seconds:.1%} of the full sync),"
           f" {read} records read, {pushed} items written")
     items, push_seconds, *push_cpu = run["push_only"]
-    synced = sum(s[3] for s in run["streams"])
     if items and push_seconds:
         rate = items / push_seconds
         print(f"  push-only: the {items} accepted items sent again in {push_seconds:.1f}s ="

@@ -76,11 +76,15 @@ class ReadPlan:
     def advances_cursor(self) -> bool:
         return self.kind is ReadKind.INCREMENTAL
 
-    def checkpoint(self, stream: str, last: Position) -> tuple[str, Position] | None:
+    def checkpoint(self, stream: str, last: Position, *,
+                   ends_at: Position | None = None) -> tuple[str, Position] | None:
         """The cursor a chunk ending at ``last`` moves once recorded, and where it is kept:
-        the stream's own, or a first read in key order's (``key_checkpoint``); None when the
-        read moves none."""
+        the stream's own, or a first read in key order's (``key_checkpoint``) — the stream's
+        own again, at ``ends_at`` (the newest record read), for such a read's last chunk;
+        None when the read moves none."""
         if self.by_key:
+            if ends_at is not None:
+                return stream, ends_at
             return key_checkpoint(stream), Position(self.until, last.record_id)
         return (stream, last) if self.advances_cursor else None
 

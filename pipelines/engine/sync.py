@@ -38,7 +38,14 @@ from pipelines.engine.gate import (
 from pipelines.engine.limits import ledger_safe
 from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapped_pages, mapping_context
 from pipelines.engine.mappings.base import MappedItem, Overrides, PlatformMapping
-from pipelines.engine.plan import ReadPlan, Window, key_checkpoint, plan_read
+from pipelines.engine.plan import (
+    KeyCheckpoint,
+    ReadPlan,
+    Window,
+    key_checkpoint,
+    plan_read,
+    resume_of,
+)
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally, Pool
 from pipelines.engine.quality.check import plan_suite, suite_pending
@@ -109,13 +116,13 @@ class StreamSync:
     def plan(self, stream: str, window: Window | None = None) -> ReadPlan:
         """What a run of ``stream`` reads (fixed at its start)."""
         incremental = self.connector.streams()[stream].incremental
-        cursor = (self.state.get_cursor(self.source.name, stream)
-                  if incremental and window is None else None)
+        at = (resume_of(partial(self.state.get_cursor, self.source.name), stream)
+              if incremental and window is None else None)
+        cursor = at if isinstance(at, Position) else None
         reads_by_key = getattr(self.connector, "reads_by_key", None)
         by_key = bool(incremental and window is None and cursor is None
                       and reads_by_key is not None and reads_by_key(stream))
-        resume_key = (self.state.get_cursor(self.source.name, key_checkpoint(stream))
-                      if by_key else None)
+        resume_key = at.at if by_key and isinstance(at, KeyCheckpoint) else None
         return plan_read(self.source, incremental=incremental, cursor=cursor,
                          clock=self.clock, window=window, by_key=by_key,
                          resume_key=resume_key)
@@ -256,8 +263,7 @@ class StreamSync:
             if self.progress is not None:
                 self.progress(report)
             return
-        checkpoint = ((stream, ends_at) if ends_at is not None
-                      else plan.checkpoint(stream, last) if last is not None else None)
+        checkpoint = plan.checkpoint(stream, last, ends_at=ends_at) if last is not None else None
         self._in_flight.start(self._push(checked, report),
                               partial(self._record_pushed, checkpoint, report), checked)
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Self
 
 import httpx
+import orjson
 import tenacity
 from pydantic import SecretStr
 
@@ -114,9 +115,11 @@ class MarketingClient(
         return resource.item_route(parent_id)
 
     async def bulk_save(
-        self, resource: str, items: Sequence[dict[str, Any]], *, parent_id: str | int | None = None
+        self, resource: str, items: Sequence[dict[str, Any] | orjson.Fragment], *,
+        parent_id: str | int | None = None,
     ) -> BulkResult:
-        """POST: insert or update each item by its id within shop and data source.
+        """POST: insert or update each item by its id within shop and data source (an item
+        may be given as its JSON, already encoded: ``orjson.Fragment``).
 
         Nested resources (addresses, variations, images) go to the cross-parent ``…/bulk``
         route unless ``parent_id`` is given.
@@ -129,7 +132,8 @@ class MarketingClient(
         return BulkResult.model_validate(answer)
 
     async def bulk_update(
-        self, resource: str, items: Sequence[dict[str, Any]], *, parent_id: str | int | None = None
+        self, resource: str, items: Sequence[dict[str, Any] | orjson.Fragment], *,
+        parent_id: str | int | None = None,
     ) -> BulkResult:
         """PUT: update items that exist; unknown ids come back in ``rejected_items``."""
         spec = sync_resource(resource)

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
+import orjson
 from pydantic import BaseModel
 
 from connectors.marketing.items import validate_item
 from connectors.marketing.resources import SYNC_RESOURCES
 from pipelines.engine.diff import content_hash
 from pipelines.engine.limits import item_bounds, ledger_safe
-from pipelines.engine.mappings.base import MappedItem
+from pipelines.engine.mappings.base import Item, MappedItem
 from pipelines.engine.quality import Held, HeldTally, Pool, check_items
 from pipelines.engine.quality import held as holds
 from pipelines.engine.quality.frame import (
@@ -61,6 +63,51 @@ class PrecheckedItem(MappedItem):
     hold: Held | None = None
     #: ``quality.frame.suite_row`` of an item not held back (None: not taken)
     suite_row: Row | None = None
+
+
+class EncodedItem(PrecheckedItem):
+    """A prechecked item not held back, as its JSON (``body``): a read process encodes each
+    such item once, and it is sent and recorded as that text (``payload_of``). Its fields
+    are decoded only where something reads them (``item``): an item the quality suite holds
+    back, a dry run's samples. Travelling so, an item costs the run a bytes object instead
+    of a dict and everything in it."""
+
+    body: bytes
+
+    def __init__(self, resource: str, key: str, body: bytes, source_record_id: str,
+                 changed_at: datetime | None, content_hash: str, suite_row: Row | None
+                 ) -> None:
+        for name, value in (("resource", resource), ("key", key), ("body", body),
+                            ("source_record_id", source_record_id),
+                            ("changed_at", changed_at), ("content_hash", content_hash),
+                            ("hold", None), ("suite_row", suite_row)):
+            object.__setattr__(self, name, value)
+
+    @property
+    def item(self) -> Item:
+        """The item's fields, decoded from ``body`` when first read."""
+        decoded: Item | None = self.__dict__.get("_decoded")
+        if decoded is None:
+            decoded = orjson.loads(self.body)
+            object.__setattr__(self, "_decoded", decoded)
+        return decoded
+
+
+def payload_of(mapped: MappedItem) -> Item | orjson.Fragment:
+    """What to send and record of ``mapped``: its JSON as it came (``EncodedItem``), else
+    the item."""
+    return orjson.Fragment(mapped.body) if isinstance(mapped, EncodedItem) else mapped.item
+
+
+def encoded(mapped: MappedItem, hold: Held | None) -> bytes | None:
+    """The JSON of an item not held back, as ``payload_of`` sends it (None: held back, or
+    JSON cannot hold it, so it travels as it is)."""
+    if hold is not None:
+        return None
+    try:
+        return orjson.dumps(mapped.item)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        return None
 
 
 def precheck(mapped: MappedItem) -> tuple[str, Held | None, Row | None] | None:

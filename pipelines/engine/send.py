@@ -8,12 +8,11 @@ items are accepted, and an accepted item sent as accepted is recorded as it was 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
 
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.writer import STATUSES, BatchOutcome, BulkWriter
-from pipelines.engine.state import ItemStatus, Outcome
+from pipelines.engine.state import ItemStatus, Outcome, Payload
 
 #: the writer's statuses as the ledger's, looked up once (an ``ItemStatus(…)`` call costs
 #: a microsecond, once per item sent)
@@ -23,23 +22,12 @@ _ACCEPTED = ItemStatus.ACCEPTED
 
 def ledger_key(key: Hashable) -> str:
     """The ledger's text form of a writer key (a value, or a tuple for composite keys)."""
-    return ledger_keys([key])[0]
+    return "|".join(map(str, key)) if isinstance(key, tuple) else str(key)
 
 
-def ledger_keys(keys: Sequence[Hashable]) -> list[str]:
-    """The ledger's text form of each of ``keys`` (a value, or a tuple for composite keys):
-    a batch's in one pass, without a call each."""
-    return ["|".join(map(str, key)) if isinstance(key, tuple) else str(key) for key in keys]
-
-
-def recorded(pending: Mapping[str, Outcome], key: str, status: ItemStatus,
-             errors: list[str], item: Mapping[str, Any] | None) -> Outcome:
-    """What to record of the item the writer names ``key``: the pending outcome with its
-    status (itself when it already says so), or, for an item the writer names by a key it
-    was not sent under, what the writer says of it."""
-    known = pending.get(key)
-    if known is None:
-        return Outcome(key, "", status, None, errors, dict(item or {}))
+def recorded(known: Outcome, status: ItemStatus, errors: list[str]) -> Outcome:
+    """What to record of a pending item the writer says took ``status``: the pending outcome
+    with that status (itself when it already says so)."""
     if status is known.status and not errors and not known.errors:
         return known
     return known.with_status(status, errors)
@@ -62,23 +50,29 @@ async def send(
                         min_concurrency=min_concurrency, max_concurrency=max_concurrency)
     outcomes: list[Outcome] = []
 
+    # each item is named by its place in what the writer was given, not by the key fields
+    # its payload holds: an item read in a process of its own comes encoded
+    # (``gate.EncodedItem``), and no id is read back out of it
+    sent: list[Outcome] = []
+    payloads: list[Payload] = []
+    for o in pending.values():
+        if o.payload is not None:
+            sent.append(o)
+            payloads.append(o.payload)
+
     def collect(batch: BatchOutcome) -> None:
         if on_status is not None:
             for status, n in batch.counts().items():
                 on_status(status, n)
-        keys = ledger_keys(batch.keys())
+        known = sent[batch.start:batch.start + len(batch.items)]
         refused = batch.refused
         if not refused:
-            outcomes.extend([recorded(pending, key, _ACCEPTED, [], None) for key in keys])
+            outcomes.extend([recorded(o, _ACCEPTED, []) for o in known])
             return
-        for index, key in enumerate(keys):
+        for index, o in enumerate(known):
             other = refused.get(index)
-            outcomes.append(
-                recorded(pending, key, _ACCEPTED, [], None) if other is None
-                else recorded(pending, key, _STATUSES[other.status], list(other.errors),
-                              other.item)
-            )
+            outcomes.append(recorded(o, _ACCEPTED, []) if other is None
+                            else recorded(o, _STATUSES[other.status], list(other.errors)))
 
-    await writer.write_all([o.payload for o in pending.values() if o.payload is not None],
-                           on_batch=collect)
+    await writer.write_all(payloads, on_batch=collect)
     return outcomes

@@ -32,6 +32,7 @@ from pipelines.engine.gate import (
     KnownProducts,
     check_quality,
     hashes_of,
+    payload_of,
     problems,
     unchanged_left_out,
 )
@@ -386,7 +387,7 @@ class StreamSync:
         tuning = self.source.tuning
         # kept until reconciliation sees the item, to send again if it never shows
         pending = {m.key: Outcome(m.key, hashes.get(m.key, ""), ItemStatus.ACCEPTED,
-                                  m.source_record_id, (), m.item, m.changed_at)
+                                  m.source_record_id, (), payload_of(m), m.changed_at)
                    for m in to_send}
         report.add(resource, "pushed", len(to_send))
         return await send(self.client, resource, pending, concurrency=tuning.concurrency,

@@ -10,13 +10,21 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Any
 
+import orjson
 import pytest
 
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.samples import sample_item
 from connectors.marketing.writer import BatchOutcome, BulkWriter, ItemOutcome, WriteSummary
 from sandbox.marketing.settings import DEFAULT_KEY
-from tests.connectors.writer_support import FAST, by_key, customer, push, sandbox_stats
+from tests.connectors.writer_support import (
+    FAST,
+    by_key,
+    customer,
+    push,
+    sandbox_stats,
+    stored_among,
+)
 
 # batching -------------------------------------------------------------------------------
 
@@ -149,3 +157,29 @@ def test_a_batchs_outcomes_are_those_write_yields_item_by_item(sandbox, fresh_ke
     assert sorted(outcomes, key=repr) == sorted(again, key=repr)
     assert (summary.accepted, summary.rejected, summary.failed) == (59, 1, 0)
     assert next(o for o in outcomes if o.key == "c8") == ItemOutcome("c8", "accepted", batch=0)
+
+
+def test_items_given_as_their_json_are_sent_as_they_are_and_named_by_their_place(
+        sandbox, fresh_key):
+    items = [customer(i) for i in range(120)]
+    items[3] = customer(3, email="not-an-email")
+    items[104] = customer(104, is_opt_in="yes")
+    encoded = [orjson.Fragment(orjson.dumps(item)) for item in items]
+    batches: list[BatchOutcome] = []
+    key = fresh_key()
+
+    async def run() -> WriteSummary:
+        async with MarketingClient(sandbox.base_url, key, retry=FAST) as client:
+            return await BulkWriter(client, "customers", concurrency=1).write_all(
+                encoded, on_batch=batches.append)
+
+    summary = asyncio.run(run())
+
+    assert (summary.accepted, summary.rejected) == (118, 2)
+    assert sorted((b.start, len(b.items)) for b in batches) == [(0, 50), (50, 50), (100, 20)]
+    refused = {b.start + i: o for b in batches for i, o in b.refused.items()}
+    assert sorted(refused) == [3, 104]
+    assert refused[3].item is encoded[3] and refused[3].key is None
+    assert any("email" in e for e in refused[3].errors)
+    stored = asyncio.run(stored_among(sandbox.base_url, key, [f"c{i}" for i in range(120)]))
+    assert stored == {f"c{i}" for i in range(120)} - {"c3", "c104"}

@@ -12,13 +12,14 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
 import pytest
 from sqlalchemy import create_engine, text
 
 from connectors.marketing.resources import SYNC_RESOURCES
 from connectors.marketing.samples import sample_item
 from connectors.sources.base import Position
-from pipelines.engine.gate import PrecheckedItem, hash_of, problems
+from pipelines.engine.gate import EncodedItem, PrecheckedItem, hash_of, payload_of, problems
 from pipelines.engine.mapped_pages import Mapped, pack, unpack
 from pipelines.engine.mappings.base import MappedItem
 from tests.engine.drivers.base import ROUTES, Driver
@@ -88,6 +89,32 @@ def test_a_sync_reading_in_a_process_does_what_one_reading_in_its_own_does(
     assert readers() == []
 
 
+def test_an_item_that_came_as_its_json_and_is_held_back_by_the_suite_keeps_its_fields(
+    engine_setup: MakeSetup, tmp_path: Path
+) -> None:
+    """An item read in a process travels as its JSON; when the quality suite holds it back,
+    the ledger keeps its fields, as a run reading in its own process does."""
+    (tmp_path / "inline").mkdir(), (tmp_path / "apart").mkdir()
+    inline = Sql().start(engine_setup, tmp_path / "inline")
+    apart = reading_in_a_process(Sql().start(engine_setup, tmp_path / "apart"))
+    for setup in (inline, apart):
+        # the item model takes it; the suite's address rule does not
+        setup.database.change("customers", 3, email="ada@example")
+
+    inline.run(), apart.run()
+
+    def held(setup: EngineSetup) -> list[tuple[str, str, list[str], object]]:
+        return [(e.key, e.status, e.errors, e.payload)
+                for e in setup.state.entries(Sql.source, "customers")
+                if e.status == "quarantined"]
+
+    assert held(apart) == held(inline)
+    [(_, _, errors, payload)] = [entry for entry in held(apart) if entry[0] == "3"]
+    assert any("email" in e for e in errors)
+    assert isinstance(payload, dict) and payload["email"] == "ada@example"
+    assert readers() == []
+
+
 def test_what_the_source_raises_in_the_process_the_run_raises(
     engine_setup: MakeSetup, tmp_path: Path
 ) -> None:
@@ -128,8 +155,9 @@ def test_a_shop_budget_is_shared_with_the_process_through_the_state_database(
 
 
 def test_items_prechecked_where_they_are_read_are_judged_as_the_run_judges_them() -> None:
-    """The read process hashes each item and runs its item model (``pack``): the run then
-    finds the same hashes and the same reasons to hold an item back as it would itself."""
+    """The read process hashes each item, runs its item model and encodes the items that
+    may go on (``pack``): the run then finds the same hashes and the same reasons to hold an
+    item back as it would itself, and sends the same JSON."""
     when = datetime(2024, 5, 1, tzinfo=UTC)
     customer = sample_item("customers")
     items = [
@@ -154,5 +182,12 @@ def test_items_prechecked_where_they_are_read_are_judged_as_the_run_judges_them(
         assert received.hold == problems(model, sent, unwritable.get(sent.key))
     held = [m.hold for m in back[0].items or [] if isinstance(m, PrecheckedItem)]
     assert [h is not None for h in held] == [False, True, True, True]
+    # the item that may go on travels as its JSON, sent and recorded as those bytes; the
+    # ones held back travel as they are, for the ledger to keep what it can of them
+    free, *kept = (back[0].items or [])[:4]
+    assert isinstance(free, EncodedItem) and free.item == customer
+    assert orjson.dumps(payload_of(free)) == orjson.dumps(customer)
+    assert [type(m) for m in kept] == [PrecheckedItem] * 3
+    assert [m.item for m in kept] == [m.item for m in items[1:4]]
     # what cannot be prechecked there reaches the run as it was mapped
     assert type((back[0].items or [])[4]) is MappedItem

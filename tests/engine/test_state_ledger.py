@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 
+import orjson
+
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.state.base import IN_CHUNK
 from tests.engine.state_support import R, S, outcome
@@ -59,6 +61,18 @@ def test_an_entry_keeps_errors_and_payload_until_accepted(store: StateStore) -> 
     for moment in (accepted.first_seen_at, accepted.updated_at, accepted.accepted_at):
         assert moment.tzinfo is UTC
         assert abs(datetime.now(UTC) - moment) < timedelta(minutes=5)
+
+
+def test_a_payload_given_as_its_json_is_kept_as_its_fields(store: StateStore) -> None:
+    payload = {"id": "1", "name": "Zoë ☃", "lines": [{"qty": 2, "price": 9.5}], "x": None}
+    as_json = orjson.Fragment(orjson.dumps(payload))
+
+    store.record(S, R, [outcome("1", ItemStatus.ACCEPTED, "h1", payload=as_json),
+                        outcome("2", ItemStatus.REJECTED, "h2", errors=["bad"],
+                                payload=as_json)])
+
+    assert {k: e.payload for k, e in store.ledger(S, R, ["1", "2"]).items()} == {
+        "1": payload, "2": payload}
 
 
 def test_a_failed_resend_keeps_the_accepted_hash_and_a_new_acceptance_awaits_visibility(

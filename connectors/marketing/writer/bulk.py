@@ -38,8 +38,10 @@ from connectors.marketing.writer.pacing import AdaptiveLimiter, Aimd, BatchSigna
 
 log = logging.getLogger("shopsync.writer")
 
-#: an already mapped target item, as the API takes it (the writer never changes it)
-Item = dict[str, Any]
+#: an already mapped target item, as the API takes it (the writer never changes it), or its
+#: JSON already encoded (``orjson.Fragment``), sent as it is: such an item's outcome has no
+#: key (``None``), and the caller knows it by its place in the input (``BatchOutcome.start``)
+Item = dict[str, Any] | orjson.Fragment
 Mode = Literal["save", "update"]
 #: the most requests in flight when the caller names no ceiling: a safety bound (AIMD finds
 #: the pace below it), as high as the configuration allows
@@ -242,16 +244,18 @@ class BulkWriter:
         done: asyncio.Queue[Any],
         tasks: set[asyncio.Task[None]],
     ) -> None:
-        async def launch(batch: list[Item]) -> None:
+        async def launch(batch: list[Item], start: int) -> None:
             await self.limiter.acquire()
-            task = asyncio.create_task(self._run_batch(batch, self.batches, done))
+            task = asyncio.create_task(self._run_batch(batch, self.batches, start, done))
             self.batches += 1
             tasks.add(task)
             task.add_done_callback(tasks.discard)
 
         try:
+            start = 0
             async for batch in _batches(items, self.batch_size):
-                await launch(batch)
+                await launch(batch, start)
+                start += len(batch)
             while tasks:
                 await asyncio.wait(set(tasks))
         except Exception as exc:  # noqa: BLE001 - the input failed: raised to the consumer
@@ -259,13 +263,14 @@ class BulkWriter:
         else:
             done.put_nowait(_END)
 
-    async def _run_batch(self, batch: list[Item], number: int, done: asyncio.Queue[Any]) -> None:
+    async def _run_batch(self, batch: list[Item], number: int, start: int,
+                         done: asyncio.Queue[Any]) -> None:
         try:
             refused, splits = await self._settle(batch, number, 0)
         except Exception as exc:  # noqa: BLE001 - what stops the run, raised to the consumer
             done.put_nowait(_Fatal(exc))
         else:
-            done.put_nowait(BatchOutcome(self.resource, number, batch, refused, splits))
+            done.put_nowait(BatchOutcome(self.resource, number, batch, refused, splits, start))
 
     async def _settle(self, batch: list[Item], number: int, splits: int) -> _Settled:
         """Send ``batch`` and read the answer, halving the batch when it is refused whole;

@@ -7,6 +7,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+import orjson
+
 from connectors.marketing.resources import SyncResource
 
 Status = Literal["accepted", "rejected", "failed"]
@@ -20,7 +22,8 @@ def item_key(resource: SyncResource, item: Any) -> Hashable:
     customer, ``7`` for an address), or, when the resource has several key fields, the tuple
     of their values in ``key_fields`` order (``(101, "en")`` for a language-scoped product).
     A missing field gives ``None`` in its place: the API refuses such an item, and its
-    outcome carries the item itself.
+    outcome carries the item itself. So does every field of an item given encoded (an
+    ``orjson.Fragment``): its caller names it by its place (``BatchOutcome.start``).
     """
     fields = resource.key_fields
     get = item.get if isinstance(item, Mapping) else (lambda _name: None)
@@ -52,8 +55,8 @@ class ItemOutcome:
     still have been applied (a connection dropped after the API took the batch): saves
     insert or update by id, so sending it again never duplicates it.
 
-    ``item`` is the original item for rejected and failed outcomes only, so that they can
-    be quarantined or replayed; accepted outcomes hold no payload, which keeps a run over
+    ``item`` is the original item (as given: a mapping, or its encoded JSON) for rejected
+    and failed outcomes only, so that they can be quarantined or replayed; accepted outcomes hold no payload, which keeps a run over
     millions of items small. ``batch`` numbers the batches of a run from 0 in input order;
     ``splits`` says how many times that batch was halved before this item's answer came
     (0 when the batch went through whole).
@@ -62,7 +65,7 @@ class ItemOutcome:
     key: Hashable
     status: Status
     errors: tuple[str, ...] = ()
-    item: Mapping[str, Any] | None = field(default=None, repr=False)
+    item: Mapping[str, Any] | orjson.Fragment | None = field(default=None, repr=False)
     batch: int = 0
     splits: int = 0
 
@@ -80,11 +83,14 @@ class BatchOutcome:
 
     resource: SyncResource
     batch: int
-    items: Sequence[Mapping[str, Any]]
+    items: Sequence[Mapping[str, Any] | orjson.Fragment]
     #: index in ``items`` -> the outcome of an item that was not accepted
     refused: Mapping[int, ItemOutcome] = field(default_factory=dict)
     #: per item, how many times its part of the batch was halved; empty when it never was
     splits: tuple[int, ...] = ()
+    #: the place in the writer's input of the batch's first item: ``items[i]`` was item
+    #: ``start + i`` of the input (how a caller names items it gave already encoded)
+    start: int = 0
 
     @property
     def accepted(self) -> int:

@@ -14,6 +14,7 @@ from pipelines.engine.state.models import (
     ItemStatus,
     LedgerEntry,
     Outcome,
+    Payload,
     RunRecord,
 )
 from pipelines.engine.state.schema import MIGRATIONS, Migration, SchemaTooNewError
@@ -27,6 +28,7 @@ __all__ = [
     "LedgerEntry",
     "Migration",
     "Outcome",
+    "Payload",
     "RunRecord",
     "SchemaTooNewError",
     "SourceBusy",

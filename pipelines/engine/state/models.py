@@ -8,6 +8,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+import orjson
+
 
 class ItemStatus(StrEnum):
     """Where one target item stands ("every item ends in a known state", design.md)."""
@@ -27,6 +29,9 @@ UNSUCCESSFUL = frozenset({ItemStatus.REJECTED, ItemStatus.FAILED})
 SUCCESSFUL = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
 #: statuses whose payload is worthless (the API has it, or it is gone): never stored
 NO_PAYLOAD = frozenset({ItemStatus.VISIBLE, ItemStatus.DELETED})
+#: an item as an outcome records it: its fields, or its JSON as it was sent
+#: (``orjson.Fragment``), kept as that text; read back, a payload is always its fields
+Payload = dict[str, Any] | orjson.Fragment
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,7 @@ class Outcome:
     status: ItemStatus
     source_record_id: str | None = None
     errors: Sequence[str] = ()
-    payload: dict[str, Any] | None = None
+    payload: Payload | None = None
     #: when the source record last changed (the stream position's time), for completeness
     changed_at: datetime | None = None
 

@@ -70,8 +70,26 @@ SOURCES = ("woocommerce", "sql", "files")
 LABELS = {"read": "read/parse", "push": "encode/push"}
 
 
+def reset_peak_rss() -> None:
+    """Start this process's peak RSS over (Linux: ``clear_refs``), so that what
+    ``peak_rss_mib`` reads after a sync is that sync's, not a run's before it."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
 def peak_rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak RSS since ``reset_peak_rss``: Linux's ``VmHWM``. Not
+    ``ru_maxrss``, which a process started from this one (a baseline's run) inherits: the
+    parent's peak when it forked, after a first pair's runs, was reported as the child's."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return next((int(line.split()[1]) / 1024 for line in status.splitlines()
+                 if line.startswith("VmHWM:")),
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def cpu_seconds(server: Server) -> float:
@@ -138,6 +156,7 @@ def measure(source: str, orders: int, customers: int, products: int,
         servers = {"sandbox": cpu_seconds(sandbox), "shop": cpu_seconds(shop)}
         cpu, thread_cpu, children = process_cpu(), time.thread_time(), children_cpu()
         written = written_mib()
+        reset_peak_rss()
         started = time.perf_counter()
         # each task's steps timed, where the engine can (``StageTimer.run``)
         timed = getattr(timer, "run", None)

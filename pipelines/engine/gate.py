@@ -4,9 +4,11 @@ A held item is quarantined with its reasons; the rest of its chunk flows on."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from types import MappingProxyType
+from typing import Any
 
 import orjson
 from pydantic import BaseModel
@@ -29,6 +31,8 @@ from pipelines.engine.reasons import why
 from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import StreamReport
 
+#: what the quality suite is given of an item whose suite row it has (it reads the rows)
+_UNREAD: Mapping[str, Any] = MappingProxyType({})
 #: ledger states whose content the API already has
 SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
 #: held back until the source changes the item: invalid, or refused too often
@@ -199,7 +203,10 @@ def check_quality(
     known = known_products(items, lines, langs)
     failures: dict[str, list[str]] = {}
     try:
-        quality = check_items(resource, [(m.key, m.item) for m in items], known=known,
+        # with the rows taken where the items were read, the suite reads none of the items:
+        # one that came as its JSON is not decoded for it
+        quality = check_items(resource, [(m.key, m.item if rows is None else _UNREAD)
+                                         for m in items], known=known,
                               after_models=True, pool=pool, lines=lines, rows=rows)
         report.quality.setdefault(resource, []).append(quality)
         failures = {key: quality.reasons(key) for key in quality.failures}
@@ -250,11 +257,10 @@ class KnownProducts:
         caller has them. None for items without lines."""
         if lines is None:
             lines = [line_products(m.item) for m in items]
-        if langs is None:
-            langs = [m.item.get("lang") for m in items]
         named: dict[str, set[str]] = {}  # lang -> the products lines in that language name
-        for lang, line_ids in zip(langs, lines, strict=True):
-            if line_ids:
+        for index, line_ids in enumerate(lines):
+            if line_ids:  # an item's language read only when its lines name products
+                lang = langs[index] if langs is not None else items[index].item.get("lang")
                 named.setdefault(lang or self.lang, set()).update(line_ids)
         if not named:
             return None

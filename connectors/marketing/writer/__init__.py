@@ -11,6 +11,10 @@ A consumer that takes a batch's outcomes at once (``write_batches``, or ``write_
 ``on_batch``) gets a ``BatchOutcome``: the items as sent and an outcome for each one not
 accepted, with no object per accepted item.
 
+An item may be given as its JSON already encoded (``orjson.Fragment``): it goes out as those
+bytes, and its outcome has no key; the caller names it by its place in the input
+(``BatchOutcome.start``).
+
 ``bulk.py`` cuts and sends batches, ``pacing.py`` decides how many are in flight (AIMD, from ``concurrency`` up to
 ``max_concurrency``),
 ``outcomes.py`` holds what comes back.

@@ -56,8 +56,8 @@ class ItemOutcome:
     insert or update by id, so sending it again never duplicates it.
 
     ``item`` is the original item (as given: a mapping, or its encoded JSON) for rejected
-    and failed outcomes only, so that they can be quarantined or replayed; accepted outcomes hold no payload, which keeps a run over
-    millions of items small. ``batch`` numbers the batches of a run from 0 in input order;
+    and failed outcomes only, so that they can be quarantined or replayed; accepted
+    outcomes hold no payload, which keeps a run over millions of items small. ``batch`` numbers the batches of a run from 0 in input order;
     ``splits`` says how many times that batch was halved before this item's answer came
     (0 when the batch went through whole).
     """

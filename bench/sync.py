@@ -272,6 +272,16 @@ def report(run: dict[str, Any], name: str) -> None:
               f" {push_cpu[0] / items * 1e6:.0f}, the sandbox {push_cpu[1] / items * 1e6:.0f},"
               f" {sum(push_cpu) / push_seconds:.2f} cores busy): at equal use of the cores"
               f" the sync reaches {push_each / sync_each:.1%} of the push-only rate")
+        reading = run["servers"].get("read process", 0.0)
+        if reading and push_seconds:
+            # a bound, not a forecast: what the sync's share would be on its cores if its
+            # reading, mapping and prechecking cost no CPU at all
+            rest = (all_cpu(run) - reading) / synced
+            print(f"  without the read process's CPU ({reading / synced * 1e6:.0f} µs an item:"
+                  f" reading, mapping, checking, encoding), the sync would cost"
+                  f" {rest * 1e6:.0f} µs an item and reach"
+                  f" {used / rest / (items / push_seconds):.1%} of the push-only rate on its"
+                  f" {used:.2f} cores")
 
 
 def baseline(checkout: str, args: argparse.Namespace) -> dict[str, Any]:

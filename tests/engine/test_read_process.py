@@ -125,6 +125,26 @@ def test_an_item_that_came_as_its_json_and_is_held_back_by_the_suite_keeps_its_f
     assert readers() == []
 
 
+def test_a_dry_run_reading_in_a_process_shows_the_same_samples(
+    engine_setup: MakeSetup, tmp_path: Path
+) -> None:
+    """A dry run's samples are items' fields: those that came as their JSON are decoded for
+    them, and read as they would have been mapped in the run's own process."""
+    (tmp_path / "inline").mkdir(), (tmp_path / "apart").mkdir()
+    inline = Sql().start(engine_setup, tmp_path / "inline")
+    apart = reading_in_a_process(Sql().start(engine_setup, tmp_path / "apart"))
+
+    def samples(setup: EngineSetup) -> dict[str, list[dict[str, object]]]:
+        return {resource: items for report in setup.run(dry_run=True)
+                for resource, items in report.samples.items()}
+
+    shown = samples(apart)
+    assert shown == samples(inline)
+    assert shown["orders"] and all(isinstance(item, dict) for item in shown["orders"])
+    assert apart.accepted() == {}
+    assert readers() == []
+
+
 def test_what_the_source_raises_in_the_process_the_run_raises(
     engine_setup: MakeSetup, tmp_path: Path
 ) -> None:

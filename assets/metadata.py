@@ -17,7 +17,7 @@ import dagster as dg
 from assets.window import describe
 from connectors.sources.base import Position
 from pipelines.engine.config import Source
-from pipelines.engine.plan import KeyCheckpoint, Window, resume_of
+from pipelines.engine.plan import KeyCheckpoint, Window, resume_of, stands_at
 from pipelines.engine.report import top_reasons
 from pipelines.engine.state import ItemStatus, StateStore
 from pipelines.engine.stream_report import StreamReport
@@ -41,8 +41,8 @@ def position_text(position: Position | KeyCheckpoint | None) -> str:
     if position is None:
         return "none yet (the next run reads from the beginning)"
     if isinstance(position, KeyCheckpoint):
-        return f"none yet: the {position}"
-    return f"{position.changed_at.isoformat()} #{position.record_id}"
+        return f"none yet: the {stands_at(position)}"
+    return stands_at(position)
 
 
 def ledger_table(counts: Mapping[str, int]) -> dg.TableMetadataValue:

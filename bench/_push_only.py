@@ -15,11 +15,11 @@ second or so, for 150-190 ms each time.
 from __future__ import annotations
 
 import time
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
 import orjson
 
+from pipelines.engine.collector import paced_for_sync
 from pipelines.engine.send import send
 from pipelines.engine.state import ItemStatus, Outcome
 
@@ -27,38 +27,29 @@ from pipelines.engine.state import ItemStatus, Outcome
 async def push_only(runner: Any, resources: list[str]) -> tuple[int, float, float]:
     """Items of ``resources`` the ledger holds as accepted, sent again by ``runner``'s
     client: (how many, seconds of pushing, CPU seconds of this thread pushing)."""
+    with paced_for_sync():
+        async with runner.open_client() as client:
+            return await _sent_again(runner, client, resources)
+
+
+async def _sent_again(runner: Any, client: Any, resources: list[str]
+                      ) -> tuple[int, float, float]:
     source, tuning = runner.source, runner.source.tuning
     items, seconds, cpu = 0, 0.0, 0.0
-    async with runner.open_client() as client, _paced():
-        for resource in resources:
-            after = None
-            while page := runner.state.entries(source.name, resource, {ItemStatus.ACCEPTED},
-                                               limit=tuning.chunk_items, after_key=after):
-                after = page[-1].key
-                pending = {e.key: Outcome(e.key, e.content_hash, ItemStatus.ACCEPTED,
-                                          e.source_record_id, (),
-                                          orjson.Fragment(orjson.dumps(e.payload)))
-                           for e in page if e.payload is not None}
-                started, spent = time.perf_counter(), time.thread_time()
-                await send(client, resource, pending, concurrency=tuning.concurrency,
-                           min_concurrency=tuning.min_concurrency,
-                           max_concurrency=tuning.max_concurrency)
-                seconds += time.perf_counter() - started
-                cpu += time.thread_time() - spent
-                items += len(pending)
+    for resource in resources:
+        after = None
+        while page := runner.state.entries(source.name, resource, {ItemStatus.ACCEPTED},
+                                           limit=tuning.chunk_items, after_key=after):
+            after = page[-1].key
+            pending = {e.key: Outcome(e.key, e.content_hash, ItemStatus.ACCEPTED,
+                                      e.source_record_id, (),
+                                      orjson.Fragment(orjson.dumps(e.payload)))
+                       for e in page if e.payload is not None}
+            started, spent = time.perf_counter(), time.thread_time()
+            await send(client, resource, pending, concurrency=tuning.concurrency,
+                       min_concurrency=tuning.min_concurrency,
+                       max_concurrency=tuning.max_concurrency)
+            seconds += time.perf_counter() - started
+            cpu += time.thread_time() - spent
+            items += len(pending)
     return items, seconds, cpu
-
-
-def _paced() -> AbstractAsyncContextManager[object]:
-    """The collector paced as in a sync, where the engine paces it (else as it is)."""
-    try:
-        from pipelines.engine.collector import paced_for_sync
-    except ModuleNotFoundError:
-        return nullcontext()
-
-    @asynccontextmanager
-    async def paced() -> Any:
-        with paced_for_sync():
-            yield
-
-    return paced()

@@ -86,10 +86,11 @@ def peak_rss_mib() -> float:
     try:
         status = Path("/proc/self/status").read_text()
     except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return next((int(line.split()[1]) / 1024 for line in status.splitlines()
-                 if line.startswith("VmHWM:")),
-                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        status = ""  # not Linux
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def cpu_seconds(server: Server) -> float:

@@ -30,21 +30,12 @@ def _read_in_full(runner: Any) -> set[str]:
         asyncio.run(connector.aclose())
 
 
-def _cursor_text(cursor: Any) -> str | None:
-    """A stream's cursor, or where its first read in key order resumes (None: neither)."""
-    from pipelines.engine.plan import KeyCheckpoint
-
-    if cursor is None:
-        return None
-    if isinstance(cursor, KeyCheckpoint):
-        return str(cursor)
-    return f"{cursor.changed_at.isoformat()} #{cursor.record_id}"
-
-
 def _position(cursor: Any, full: bool, last: Any) -> str:
     """Where a stream stands: its cursor, or when it was last read."""
+    from pipelines.engine.plan import stands_at
+
     if cursor is not None:
-        return str(_cursor_text(cursor))
+        return stands_at(cursor)
     if last is None:
         return "(not synced yet)"
     when = f"{(last.finished_at or last.started_at):%Y-%m-%d %H:%M:%S} UTC ({last.status})"
@@ -60,7 +51,7 @@ def _position(cursor: Any, full: bool, last: Any) -> str:
 def status(config_path: str | None, as_json: bool) -> None:
     """Per source: items by state, why items were held back, the reconciliation trend, the
     last audit of each resource, and where each stream stands."""
-    from pipelines.engine.plan import resume_of
+    from pipelines.engine.plan import resume_of, stands_at
     from pipelines.engine.report import summarize
     from pipelines.engine.runner import SourceRunner
 
@@ -75,7 +66,7 @@ def status(config_path: str | None, as_json: bool) -> None:
             last = state.latest_runs(source.name, "sync")
             for stream in runner.plan():
                 position = resume_of(functools.partial(state.get_cursor, source.name), stream)
-                cursors[stream] = _cursor_text(position)
+                cursors[stream] = stands_at(position) if position is not None else None
                 positions[stream] = _position(position, stream in full, last.get(stream))
             summary = summarize(state, source.name)
             runs = [{"stream": r.resource, "kind": r.kind, "status": r.status,

@@ -15,9 +15,10 @@ An incremental stream's first read (no cursor yet) goes in key order when its co
 as its checkpoint (``key_checkpoint``), which a run cut short resumes after. Its last chunk
 moves the stream's own cursor instead, to the newest record's position, where a read by
 change time would have left it (after a resumed read, the newest of what it read since: the
-next read starts no later than it should). Read by change time, a first sync's keys land all over the ledger's
-indexes, and each chunk's transaction writes nearly a page per key; in key order the pages
-fill one after another (``bench/sync.py --source sql``: see ``ReadsByKey``).
+next read starts no later than it should). Read by change time, a first sync's keys land
+all over the ledger's indexes, and each chunk's transaction writes nearly a page per key; in
+key order the pages fill one after another (``bench/sync.py --source sql``: see
+``ReadsByKey``).
 """
 
 from __future__ import annotations
@@ -133,6 +134,14 @@ class KeyCheckpoint:
     def __str__(self) -> str:
         return (f"first read in key order, after #{self.at.record_id} (records changed up to"
                 f" {self.at.changed_at.isoformat()})")
+
+
+def stands_at(at: Position | KeyCheckpoint) -> str:
+    """Where a stream stands, as the status, the assets and a stopped sync say it: a
+    cursor's change time and record id, or a first read in key order cut short."""
+    if isinstance(at, KeyCheckpoint):
+        return str(at)
+    return f"{at.changed_at.isoformat()} #{at.record_id}"
 
 
 def resume_of(get_cursor: Callable[[str], Position | None],

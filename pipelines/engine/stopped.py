@@ -13,7 +13,7 @@ from typing import Literal
 
 from connectors.marketing.errors import DestinationDown
 from connectors.sources.base import Position
-from pipelines.engine.plan import KeyCheckpoint
+from pipelines.engine.plan import KeyCheckpoint, stands_at
 
 Why = Literal["destination down", "interrupted"]
 #: where a stream's next run starts: after a cursor, after the last key a first read in key
@@ -27,8 +27,8 @@ def _resume(stream: str, at: Resume) -> str:
     if at is None:
         return f"{stream} from its beginning"
     if isinstance(at, KeyCheckpoint):
-        return f"{stream} in its {at}"
-    return f"{stream} after {at.changed_at.isoformat()} #{at.record_id}"
+        return f"{stream} in its {stands_at(at)}"
+    return f"{stream} after {stands_at(at)}"
 
 
 def resume_text(resume: Mapping[str, Resume]) -> str:

@@ -202,6 +202,8 @@ class StreamSync:
                             continue
                         report.records += 1
                         last = read.position
+                        # the change time first: it settles most records without the
+                        # ids' order (``Position.key``)
                         if plan.by_key and (newest is None or (
                                 last.changed_at >= newest.changed_at and newest < last)):
                             newest = last
@@ -211,8 +213,7 @@ class StreamSync:
                     chunk = []
             # a first read in key order, read to its end: its last chunk moves the stream's
             # own cursor, to the newest record read, and later runs read on by change time
-            await self._flush(stream, chunk, plan, last, report, dry_run,
-                              ends_at=newest if plan.by_key else None)
+            await self._flush(stream, chunk, plan, last, report, dry_run, ends_at=newest)
             with stage(self.stages, "quality"):
                 for judged in self._pool.drain():
                     report.quality.setdefault(judged.resource, []).append(judged)

@@ -68,6 +68,14 @@ except ModuleNotFoundError:  # run as a script (or with another checkout's bench
 
 SOURCES = ("woocommerce", "sql", "files")
 LABELS = {"read": "read/parse", "push": "encode/push"}
+#: what each of the read process's stages (``read_process.ReadCosts``) does
+READ_STAGE_LABELS = {
+    "read": "its worker threads: the source's rows or lines fetched and made records",
+    "map": "records mapped to items",
+    "check": "each item's hash, bounds, item model, quality row and JSON",
+    "send": "pages pickled and written to the pipe",
+    "other": "its event loop, the connector's work outside its worker threads",
+}
 
 
 def reset_peak_rss() -> None:
@@ -188,6 +196,7 @@ def measure(source: str, orders: int, customers: int, products: int,
         "seconds": seconds, "cpu": cpu, "thread_cpu": thread_cpu, "servers": servers,
         "rss": rss, "written": written, "prepared": prepared[0] if prepared else None, "stages": timer.seconds() if timer is not None else None,
         "elsewhere": timer.elsewhere() if hasattr(timer, "elsewhere") else None,
+        "read_stages": dict(getattr(timer, "read_process", {})),
         "rerun": (second_seconds, sum(r.records for r in second),
                   sum(r.total("pushed") for r in second)),
         "push_only": push,
@@ -254,6 +263,13 @@ def report(run: dict[str, Any], name: str) -> None:
                   " the probe, reports)")
             print(f"  {'':<14}{'':>9}{'':>8}{elsewhere['event loop']:>9.1f}  (the event"
                   " loop between tasks' steps: callbacks, sockets)")
+    if run.get("read_stages"):
+        read_stages = run["read_stages"]
+        total = run["servers"].get("read process", 0.0)
+        print(f"  {'read process':<14}{'':>9}{'':>8}{'CPU s':>9}   (its own stages, timed a page"
+              f" at a time: {sum(read_stages.values()):.1f} of its {total:.1f} CPU s)")
+        for stage, cpu in read_stages.items():
+            print(f"  {stage:<14}{'':>9}{'':>8}{cpu:>9.1f}  ({READ_STAGE_LABELS.get(stage, '')})")
     rerun, read, pushed = run["rerun"]
     print(f"  unchanged rerun: {rerun:.1f}s ({rerun / seconds:.1%} of the full sync),"
           f" {read} records read, {pushed} items written")

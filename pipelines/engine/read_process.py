@@ -12,6 +12,11 @@ away when the run ends. A page travels pickled over a pipe, as plain tuples
 (``mapped_pages.pack``), and the process works as far ahead of the sync as the pipe has
 room: its memory stays a few pages.
 
+The process counts its own CPU by stage and hands the counts over with each stream's end
+(``ReadCosts``): reading (its worker threads: a database's rows, a file's lines), mapping,
+checking (``pack``: hashes, bounds, item models, quality rows, JSON) and sending (pickling
+and writing), timed a page at a time. A run with a ``StageTimer`` adds them to it.
+
 What the connector raises in there is raised here, as it was when it can be pickled (else
 as a ``SourceError`` with its message). A stream the run stops reading before its end (the
 run failed, or stopped) stops the process; the next stream starts another.
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import pickle
+import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -35,6 +41,10 @@ from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import Overrides
 from pipelines.engine.plan import ReadPlan
 from pipelines.engine.read_ahead import prefetched
+from pipelines.engine.stages import StageTimer
+
+#: what the process's CPU was spent on, in seconds, by stage (``ReadCosts``)
+READ_STAGES = ("read", "map", "check", "send", "other")
 
 
 @dataclass(frozen=True)
@@ -49,11 +59,38 @@ class ReadSpec:
     state_url: str | None
 
 
-class ReadProcess:
-    """The process reading a run's streams, started when first asked for a stream."""
+class ReadCosts:
+    """The CPU one stream's read took in the process, by stage (``READ_STAGES``): its worker
+    threads' (``read``), and the main thread's, timed a page at a time — mapping, checking,
+    sending, and the rest (``other``: the event loop, the connector's own work there)."""
 
-    def __init__(self, spec: ReadSpec) -> None:
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(READ_STAGES, 0.0)
+        self._process = time.process_time()
+        self._thread = time.thread_time()
+
+    def page(self, mapped: float, checked: float, sent: float, ended: float) -> None:
+        """One page's steps, as ``time.thread_time`` read at their starts and the end."""
+        self.seconds["map"] += checked - mapped
+        self.seconds["check"] += sent - checked
+        self.seconds["send"] += ended - sent
+
+    def ended(self) -> dict[str, float]:
+        """The stream's costs: the worker threads' are the process's not spent here."""
+        thread = time.thread_time() - self._thread
+        own = self.seconds["map"] + self.seconds["check"] + self.seconds["send"]
+        self.seconds["other"] = max(thread - own, 0.0)
+        self.seconds["read"] = max(time.process_time() - self._process - thread, 0.0)
+        return self.seconds
+
+
+class ReadProcess:
+    """The process reading a run's streams, started when first asked for a stream; a
+    ``stages`` timer is given the process's CPU by stage as each stream ends."""
+
+    def __init__(self, spec: ReadSpec, stages: StageTimer | None = None) -> None:
         self.spec = spec
+        self.stages = stages
         #: the stream to read after a given one, with its plan (None: none): asked for as
         #: soon as the one before it is read, so that its first page — a drop folder's
         #: waits for the whole file — is read while the sync is still sending the last
@@ -87,6 +124,8 @@ class ReadProcess:
                     yield unpack(value)
                 elif kind == "end":
                     ended = True
+                    if self.stages is not None and value is not None:
+                        self.stages.add_read_process(value)
                     following = self.then(stream) if self.then is not None else None
                     if following is not None:
                         ask.send(following)
@@ -147,14 +186,20 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
         with paced_for_sync():
             while (request := requests.recv()) is not None:
                 stream, plan = request
+                costs = ReadCosts()
                 try:
                     async for records in prefetched(plan.pages(connector, stream)):
-                        conn.send(("page", pack(mapper.page(stream, plan, records,
-                                                            connector.position))))
+                        mapping = time.thread_time()
+                        mapped = mapper.page(stream, plan, records, connector.position)
+                        checking = time.thread_time()
+                        packed = pack(mapped)
+                        sending = time.thread_time()
+                        conn.send(("page", packed))
+                        costs.page(mapping, checking, sending, time.thread_time())
                 except Exception as exc:  # noqa: BLE001 - raised where the run reads
                     conn.send(("error", _portable(exc)))
                     continue
-                conn.send(("end", None))
+                conn.send(("end", costs.ended()))
     except (EOFError, BrokenPipeError):
         pass  # the run is gone
     finally:

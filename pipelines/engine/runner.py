@@ -203,7 +203,7 @@ class SourceRunner:
                     budget = shop_pacer(self.state, self.source)
                     read_process = ReadProcess(ReadSpec(
                         self.source, dict(self.env), id_data_source,
-                        self.state.url if budget is not None else None))
+                        self.state.url if budget is not None else None), self.stages)
                     stack.push_async_callback(read_process.aclose)
                 syncs = {stream: StreamSync(
                     source=self.source,

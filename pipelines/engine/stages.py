@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine, Generator, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Generator, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -71,6 +71,9 @@ class StageTimer:
         self._cpu_since = 0
         #: inside ``run``: between two tasks' steps (the event loop's own work)
         self._between_steps = False
+        #: CPU seconds a read process spent on the runs' streams, by its own stages
+        #: (``read_process.ReadCosts``)
+        self.read_process: dict[str, float] = {}
 
     def _credit(self) -> None:
         """The wall time since the last change goes to the current stage."""
@@ -153,6 +156,11 @@ class StageTimer:
         """Stage -> (wall seconds, CPU seconds: the syncing thread's and its workers')."""
         return {name: (t.wall_ns / 1e9, (t.cpu_ns + t.worker_cpu_ns) / 1e9)
                 for name, t in self.times.items()}
+
+    def add_read_process(self, seconds: Mapping[str, float]) -> None:
+        """A read process's CPU for one stream, by its stage, added to the runs'."""
+        for name, spent in seconds.items():
+            self.read_process[name] = self.read_process.get(name, 0.0) + spent
 
     def elsewhere(self) -> dict[str, float]:
         """CPU seconds of the syncing thread outside the stages: ``LOOP`` (between steps,

@@ -6,6 +6,7 @@ mid-sync: ``test_destination_down.py``."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pickle
 from collections.abc import Iterator
@@ -30,6 +31,8 @@ from pipelines.engine.gate import (
 from pipelines.engine.mapped_pages import Mapped, pack, unpack
 from pipelines.engine.mappings.base import MappedItem
 from pipelines.engine.quality.held import HeldTally
+from pipelines.engine.read_process import READ_STAGES
+from pipelines.engine.stages import StageTimer
 from pipelines.engine.state import Outcome
 from pipelines.engine.stream_report import StreamReport
 from tests.engine.drivers.base import ROUTES, Driver
@@ -142,6 +145,25 @@ def test_a_dry_run_reading_in_a_process_shows_the_same_samples(
     assert shown == samples(inline)
     assert shown["orders"] and all(isinstance(item, dict) for item in shown["orders"])
     assert apart.accepted() == {}
+    assert readers() == []
+
+
+def test_a_timed_run_is_given_the_read_process_cpu_by_stage(
+    engine_setup: MakeSetup, tmp_path: Path
+) -> None:
+    """What the process spent reading, mapping, checking and sending comes back with each
+    stream's end, into the run's stage timer (``bench/sync.py`` prints it)."""
+    setup = reading_in_a_process(Sql().start(engine_setup, tmp_path))
+    runner = setup.runner()
+    runner.stages = StageTimer()
+
+    reports = asyncio.run(runner.run())
+
+    spent = runner.stages.read_process
+    assert list(spent) == list(READ_STAGES)
+    assert all(seconds >= 0 for seconds in spent.values())
+    assert spent["map"] > 0 and spent["check"] > 0 and spent["send"] > 0
+    assert sum(r.total("accepted") for r in reports) > 0
     assert readers() == []
 
 

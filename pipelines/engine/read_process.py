@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from connectors.sources.base import SourceError
+from connectors.sources.base import Position, RawRecord, SourceError
 from pipelines.engine.child import Answers, Child, pipes
 from pipelines.engine.collector import paced_for_sync
 from pipelines.engine.config import Source
@@ -189,13 +189,8 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
                 costs = ReadCosts()
                 try:
                     async for records in prefetched(plan.pages(connector, stream)):
-                        mapping = time.thread_time()
-                        mapped = mapper.page(stream, plan, records, connector.position)
-                        checking = time.thread_time()
-                        packed = pack(mapped)
-                        sending = time.thread_time()
-                        conn.send(("page", packed))
-                        costs.page(mapping, checking, sending, time.thread_time())
+                        _send_page(conn, costs, mapper.page, stream, plan, records,
+                                   connector.position)
                 except Exception as exc:  # noqa: BLE001 - raised where the run reads
                     conn.send(("error", _portable(exc)))
                     continue
@@ -206,6 +201,20 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
         await connector.aclose()
         if state is not None:
             state.close()
+
+
+def _send_page(conn: Connection, costs: ReadCosts, map_page: Callable[..., list[Mapped]],
+               stream: str, plan: ReadPlan, records: list[RawRecord],
+               position_of: Callable[[str, RawRecord], Position]) -> None:
+    """One page mapped, checked (``pack``) and sent, each step's CPU counted in ``costs``;
+    the page's objects are let go as it returns, before the next page is read."""
+    mapping = time.thread_time()
+    mapped = map_page(stream, plan, records, position_of)
+    checking = time.thread_time()
+    packed = pack(mapped)
+    sending = time.thread_time()
+    conn.send(("page", packed))
+    costs.page(mapping, checking, sending, time.thread_time())
 
 
 async def _fail_all(requests: Connection, conn: Connection, exc: Exception) -> None:

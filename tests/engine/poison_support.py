@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -28,6 +29,9 @@ RUN_BOUND = 60.0
 PER_EXAMPLE = settings(max_examples=15,
                        suppress_health_check=[HealthCheck.function_scoped_fixture])
 FIELDS = ("id", "name", "description", "price", "stock", "active", "created_at")
+#: where a run reads and maps: in its own process, or in a process of its own
+#: (``tuning.read_process``), where each item is also prechecked, encoded and pickled
+READING = pytest.mark.parametrize("read_process", [False, True], ids=["inline", "apart"])
 #: generated rows that went through a run, over the poison-row modules (printed at the end
 #: of test_poison_rows_woocommerce.py, the last of them)
 GENERATED = {"rows": 0}

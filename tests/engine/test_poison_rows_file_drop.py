@@ -24,6 +24,7 @@ from tests.engine.poison_support import (
     ISSUE_ROWS,
     PER_EXAMPLE,
     PRODUCT_COLUMNS,
+    READING,
     Bytes,
     Raw,
     Row,
@@ -136,6 +137,7 @@ TWO_FILES = [("products-0.jsonl", in_file(0, issue_rows({"id": Raw("NaN")}))),
               in_file(1, [Row(f"<row-{n}>", good_values(n, 1000)) for n in range(3)]))]
 
 
+@READING
 @given(files=drops())
 @example(files=[("products-0.jsonl", ISSUE_ROWS)])
 @example(files=[("products-0.csv", ISSUE_ROWS)])
@@ -143,7 +145,7 @@ TWO_FILES = [("products-0.jsonl", in_file(0, issue_rows({"id": Raw("NaN")}))),
 @PER_EXAMPLE
 def test_a_file_drop_of_poison_rows_is_synced_row_by_row(
         engine_setup: MakeSetup, tmp_path_factory: pytest.TempPathFactory,
-        files: list[DropFile]) -> None:
+        files: list[DropFile], read_process: bool) -> None:
     root = tmp_path_factory.mktemp("drop")
     folder = root / "products"
     folder.mkdir()
@@ -161,7 +163,7 @@ def test_a_file_drop_of_poison_rows_is_synced_row_by_row(
         origins |= where
     assert len(origins) == len(inputs), "each row of a drop needs a tag of its own"
     setup = engine_setup(FilesSetup, {
-        "name": FILES_SOURCE, "platform": "files",
+        "name": FILES_SOURCE, "platform": "files", "tuning": {"read_process": read_process},
         "connection": {"path": str(root), "options": {"timezone": "UTC"},
                        "streams": {"products": FILES_STREAM}}}, root=root)
 

@@ -21,6 +21,7 @@ from tests.engine.poison_support import (
     ISSUE_ROWS,
     PER_EXAMPLE,
     PRODUCT_COLUMNS,
+    READING,
     Bytes,
     Raw,
     Row,
@@ -69,18 +70,19 @@ class SqlSetup(EngineSetup):
     path: Path
 
 
+@READING
 @given(inputs=rows())
 @example(inputs=ISSUE_ROWS)
 @PER_EXAMPLE
 def test_a_database_of_poison_rows_is_synced_row_by_row(
         engine_setup: MakeSetup, tmp_path_factory: pytest.TempPathFactory,
-        inputs: list[Row]) -> None:
+        inputs: list[Row], read_process: bool) -> None:
     path = tmp_path_factory.mktemp("db") / "shop.db"
     write_database(path, inputs)
     setup = engine_setup(SqlSetup, {
         "name": SQL_SOURCE, "platform": "sql",
         # the rerun reads every row again: none of them may stop it either
-        "lookback_seconds": 400 * 24 * 3600,
+        "lookback_seconds": 400 * 24 * 3600, "tuning": {"read_process": read_process},
         "connection": {"url": f"sqlite:///{path}", "options": {"timezone": "UTC"},
                        "streams": {"products": SQL_STREAM}}}, path=path)
 

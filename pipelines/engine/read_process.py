@@ -27,12 +27,12 @@ from __future__ import annotations
 import asyncio
 import pickle
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from connectors.sources.base import Position, RawRecord, SourceError
+from connectors.sources.base import Position, RawRecord, SourceConnector, SourceError
 from pipelines.engine.child import Answers, Child, pipes
 from pipelines.engine.collector import paced_for_sync
 from pipelines.engine.config import Source
@@ -43,6 +43,9 @@ from pipelines.engine.plan import ReadPlan
 from pipelines.engine.read_ahead import prefetched
 from pipelines.engine.stages import StageTimer
 
+#: what asks the process for a stream: its name, its plan, and the stream after it with its
+#: plan (None: the last), opened while this one is sent (``OpenedAhead``)
+Request = tuple[str, ReadPlan, tuple[str, ReadPlan] | None]
 #: what the process's CPU was spent on, in seconds, by stage (``ReadCosts``)
 READ_STAGES = ("read", "map", "check", "send", "other")
 
@@ -107,6 +110,11 @@ class ReadProcess:
             ask.send(self.spec)
         return ask, pages
 
+    def _request(self, stream: str, plan: ReadPlan) -> Request:
+        """What asks the process for ``stream``: with the stream after it, which the process
+        opens while it still sends this one's pages."""
+        return stream, plan, self.then(stream) if self.then is not None else None
+
     async def pages(self, stream: str, plan: ReadPlan) -> AsyncGenerator[list[Mapped], None]:
         """``stream``'s pages as ``plan`` reads them, mapped in the process."""
         asked, self._asked = self._asked, None
@@ -115,7 +123,7 @@ class ReadProcess:
             asked = None
         ask, pages = self._start()
         if asked is None:
-            ask.send((stream, plan))
+            ask.send(self._request(stream, plan))
         ended = False
         try:
             while True:
@@ -128,7 +136,7 @@ class ReadProcess:
                         self.stages.add_read_process(value)
                     following = self.then(stream) if self.then is not None else None
                     if following is not None:
-                        ask.send(following)
+                        ask.send(self._request(*following))
                         self._asked = following
                     return
                 else:
@@ -184,23 +192,76 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
         # collected as the run's own process is while it syncs: what is held long is
         # frozen, the youngest objects are collected every 50 000 allocations
         with paced_for_sync():
+            opened: OpenedAhead | None = None
             while (request := requests.recv()) is not None:
-                stream, plan = request
+                stream, plan, after = request
                 costs = ReadCosts()
+                if opened is not None and not opened.opens(stream, plan):
+                    await opened.aclose()  # the run asked for another stream than the next
+                    opened = None
+                pages = opened if opened is not None else OpenedAhead(stream, plan, connector)
+                opened = None
                 try:
-                    async for records in prefetched(plan.pages(connector, stream)):
+                    async for records in pages:
                         _send_page(conn, costs, mapper.page, stream, plan, records,
                                    connector.position)
+                        if after is not None and opened is None:
+                            # its first page read beside this stream's (after this one's first)
+                            opened = OpenedAhead(after[0], after[1], connector)
                 except Exception as exc:  # noqa: BLE001 - raised where the run reads
                     conn.send(("error", _portable(exc)))
                     continue
+                finally:
+                    await pages.aclose()
                 conn.send(("end", costs.ended()))
+            if opened is not None:
+                await opened.aclose()
     except (EOFError, BrokenPipeError):
         pass  # the run is gone
     finally:
         await connector.aclose()
         if state is not None:
             state.close()
+
+
+class OpenedAhead:
+    """A stream's read in the process, its first page asked for at once (``prefetched``:
+    each next one as a page is handed over). Opened for the stream after the one being
+    sent, so that its first page — a drop folder's waits for its whole file, parsed and put
+    in key order — is read while the sync still works on the stream before: the connector
+    sees the same reads, only sooner, and at most one stream ahead."""
+
+    def __init__(self, stream: str, plan: ReadPlan, connector: SourceConnector) -> None:
+        self.stream = stream
+        self.plan = plan
+        self._pages = prefetched(plan.pages(connector, stream))
+        self._first: asyncio.Future[list[RawRecord] | None] = asyncio.ensure_future(
+            anext(self._pages, None))
+
+    def opens(self, stream: str, plan: ReadPlan) -> bool:
+        """Whether this is the read the run now asks for (its plan arrives pickled)."""
+        return stream == self.stream and plan == self.plan
+
+    def __aiter__(self) -> AsyncIterator[list[RawRecord]]:
+        return self._read()
+
+    async def _read(self) -> AsyncIterator[list[RawRecord]]:
+        first = await self._first
+        if first is None:
+            return
+        yield first
+        async for page in self._pages:
+            yield page
+
+    async def aclose(self) -> None:
+        """Stop it where it is: the page asked for is not wanted (what it raised is the
+        run's to say, when it asks for the stream)."""
+        if not self._first.done():
+            self._first.cancel()
+            await asyncio.wait([self._first])
+        if not self._first.cancelled():
+            self._first.exception()  # seen
+        await self._pages.aclose()
 
 
 def _send_page(conn: Connection, costs: ReadCosts, map_page: Callable[..., list[Mapped]],

@@ -10,7 +10,7 @@ import asyncio
 import os
 import pickle
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -30,17 +30,21 @@ from pipelines.engine.gate import (
 )
 from pipelines.engine.mapped_pages import Mapped, pack, unpack
 from pipelines.engine.mappings.base import MappedItem
+from pipelines.engine.plan import ReadKind, ReadPlan
 from pipelines.engine.quality.held import HeldTally
-from pipelines.engine.read_process import READ_STAGES
+from pipelines.engine.read_process import READ_STAGES, ReadProcess, ReadSpec
 from pipelines.engine.stages import StageTimer
 from pipelines.engine.state import Outcome
 from pipelines.engine.stream_report import StreamReport
+from sandbox.shops.files.config import connection as files_connection
 from tests.engine.drivers.base import ROUTES, Driver
+from tests.engine.drivers.files import Files
 from tests.engine.drivers.sql import Sql
 from tests.engine.drivers.woocommerce import make_setup as woo_setup
 from tests.engine.drivers.woocommerce import start_shop
 from tests.engine.support import EngineSetup, MakeSetup, assert_stored_as_mapped
 from tests.engine.test_sync_every_platform import DRIVERS
+from tests.support import eventually
 
 
 def reading_in_a_process(setup: EngineSetup) -> EngineSetup:
@@ -164,6 +168,40 @@ def test_a_timed_run_is_given_the_read_process_cpu_by_stage(
     assert all(seconds >= 0 for seconds in spent.values())
     assert spent["map"] > 0 and spent["check"] > 0 and spent["send"] > 0
     assert sum(r.total("accepted") for r in reports) > 0
+    assert readers() == []
+
+
+def test_the_stream_after_the_one_being_sent_is_opened_in_the_process_beside_it(
+    engine_setup: MakeSetup, tmp_path: Path
+) -> None:
+    """While the process still sends a stream's pages, it opens the next stream's read: a
+    drop folder's next files are listed (and parsed) before the run has taken the first
+    stream's second page, let alone asked for the next stream."""
+    drop = files_connection(str(tmp_path / "drop"))
+    setup = Files().start(engine_setup, tmp_path, connection={
+        **drop, "options": {**drop["options"], "page_size": 5}})
+    process = ReadProcess(ReadSpec(setup.config.sources[0], dict(setup.env), None, None))
+    until = datetime.now(UTC) + timedelta(days=1)
+    process.then = lambda stream: ("orders", ReadPlan(ReadKind.FULL, None, until)) \
+        if stream == "customers" else None
+    memory = tmp_path / "drop" / ".shopsync" / f"{Files.source}.json"  # the source's memory
+
+    def listed() -> set[str]:
+        return set(orjson.loads(memory.read_bytes())["streams"]) if memory.exists() else set()
+
+    async def first_page_only() -> set[str]:
+        pages = process.pages("customers", ReadPlan(ReadKind.FULL, None, until))
+        try:
+            await anext(pages)  # 5 of its 25 customers: the rest stay in the process
+            return eventually(lambda: "orders" in listed() and listed(),
+                              "the orders' files listed by the process")
+        finally:
+            await pages.aclose()
+
+    try:
+        assert asyncio.run(first_page_only()) == {"customers", "orders"}
+    finally:
+        process.stop(wait=False)
     assert readers() == []
 
 

@@ -9,7 +9,9 @@ the suite is planned or ``limit`` records are held. A stream's sync then takes i
 here first.
 
 Streams are read in the order the run syncs them and each to its end before the next is
-opened, as without reading ahead: a connector sees the same reads, only sooner. A stream's
+opened, as without reading ahead: a connector sees the same reads, only sooner. (A read
+process opens the next stream once the first page of the one it sends is out:
+``read_process.OpenedAhead``.) A stream's
 read plan is fixed when it is opened (here, or when its sync starts).
 
 Within a stream, each page's successor is asked for as the page is handed over

@@ -6,9 +6,13 @@ half of its CPU: in a second process they run beside the checking, pushing and r
 of the pages before. The process (``child.py``) opens its own connector (with the shop's
 shared budget, when the source sets one) and maps each page with the same ``RecordMapper``
 as a run that maps in its own process, the next page asked for as one is mapped
-(``prefetched``). It is started at the run's first read, reads the run's streams one after
-another as the run asks for them — the next as soon as one is read (``then``) — and is sent
-away when the run ends. A page travels pickled over a pipe, as plain tuples
+(``prefetched``). It is started at the run's first read, sends the run's streams one after
+another as the run asks for them — the next asked for as soon as one is read (``then``) —
+and is sent away when the run ends. Each request also names the stream after it, which the
+process opens once the first page of the one it sends is out (``OpenedAhead``): that
+stream's first page — a drop folder's waits for its whole file, parsed and put in key order
+(4.3 of the 7.1 CPU s a read of 300 000 orders takes) — is read beside the stream
+before, not after it. A page travels pickled over a pipe, as plain tuples
 (``mapped_pages.pack``), and the process works as far ahead of the sync as the pipe has
 room: its memory stays a few pages.
 
@@ -94,9 +98,9 @@ class ReadProcess:
     def __init__(self, spec: ReadSpec, stages: StageTimer | None = None) -> None:
         self.spec = spec
         self.stages = stages
-        #: the stream to read after a given one, with its plan (None: none): asked for as
-        #: soon as the one before it is read, so that its first page — a drop folder's
-        #: waits for the whole file — is read while the sync is still sending the last
+        #: the stream to read after a given one, with its plan (None: none): named with the
+        #: request for the one before it (opened in the process beside it), and asked for
+        #: as soon as that one is read
         self.then: Callable[[str], tuple[str, ReadPlan] | None] | None = None
         #: the stream asked for ahead of the run, and its plan
         self._asked: tuple[str, ReadPlan] | None = None

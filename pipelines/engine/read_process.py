@@ -69,7 +69,8 @@ class ReadSpec:
 class ReadCosts:
     """The CPU one stream's read took in the process, by stage (``READ_STAGES``): its worker
     threads' (``read``), and the main thread's, timed a page at a time — mapping, checking,
-    sending, and the rest (``other``: the event loop, the connector's own work there)."""
+    sending, and the rest (``other``: the event loop, the connector's own work there). The
+    next stream's first read (``OpenedAhead``) counts with the stream it ran beside."""
 
     def __init__(self) -> None:
         self.seconds = dict.fromkeys(READ_STAGES, 0.0)

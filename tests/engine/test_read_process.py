@@ -194,7 +194,7 @@ def test_the_stream_after_the_one_being_sent_is_opened_in_the_process_beside_it(
         try:
             await anext(pages)  # 5 of its 25 customers: the rest stay in the process
             return eventually(lambda: "orders" in listed() and listed(),
-                              "the orders' files listed by the process")
+                              "the orders' files listed by the process", timeout=30)
         finally:
             await pages.aclose()
 

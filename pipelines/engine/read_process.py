@@ -208,7 +208,7 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
                 opened = None
                 try:
                     async for records in pages:
-                        _send_page(conn, costs, mapper.page, stream, plan, records,
+                        _send_page(conn, costs, mapper, stream, plan, records,
                                    connector.position)
                         if after is not None and opened is None:
                             # its first page read beside this stream's (after this one's first)
@@ -269,13 +269,13 @@ class OpenedAhead:
         await self._pages.aclose()
 
 
-def _send_page(conn: Connection, costs: ReadCosts, map_page: Callable[..., list[Mapped]],
-               stream: str, plan: ReadPlan, records: list[RawRecord],
+def _send_page(conn: Connection, costs: ReadCosts, mapper: RecordMapper, stream: str,
+               plan: ReadPlan, records: list[RawRecord],
                position_of: Callable[[str, RawRecord], Position]) -> None:
     """One page mapped, checked (``pack``) and sent, each step's CPU counted in ``costs``;
     the page's objects are let go as it returns, before the next page is read."""
     mapping = time.thread_time()
-    mapped = map_page(stream, plan, records, position_of)
+    mapped = mapper.page(stream, plan, records, position_of)
     checking = time.thread_time()
     packed = pack(mapped)
     sending = time.thread_time()

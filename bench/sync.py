@@ -70,7 +70,8 @@ SOURCES = ("woocommerce", "sql", "files")
 LABELS = {"read": "read/parse", "push": "encode/push"}
 #: what each of the read process's stages (``read_process.ReadCosts``) does
 READ_STAGE_LABELS = {
-    "read": "its worker threads: the source's rows or lines fetched and made records",
+    "read": "its worker threads and a drop folder's parsing processes: the source's rows or"
+            " lines fetched and made records",
     "map": "records mapped to items",
     "check": "each item's hash, bounds, item model, quality row and JSON",
     "send": "pages pickled and written to the pipe",
@@ -174,7 +175,10 @@ def measure(source: str, orders: int, customers: int, products: int,
         cpu, thread_cpu = process_cpu() - cpu, time.thread_time() - thread_cpu
         servers = {name: cpu_seconds(server) - servers[name]
                    for name, server in (("sandbox", sandbox), ("shop", shop))}
-        servers["read process"] = children_cpu() - children
+        # the processes the run started and ended: the read process (with the processes it
+        # started itself), or a drop folder's processes parsing files apart
+        servers["read process" if read_process else "parsing processes"] = \
+            children_cpu() - children
         written = tuple(after - before for after, before in zip(written_mib(), written,
                                                                    strict=True))
         rss = peak_rss_mib()
@@ -384,8 +388,10 @@ def compare(before: dict[str, Any] | None, run: dict[str, Any], args: argparse.N
 
 
 def engine_cpu(run: dict[str, Any]) -> float:
-    """CPU seconds of the engine's processes: the syncing one and the read process."""
-    return float(run["cpu"] + run["servers"].get("read process", 0.0))
+    """CPU seconds of the engine's processes: the syncing one, the read process, and a drop
+    folder's processes parsing files apart."""
+    return float(run["cpu"] + run["servers"].get("read process", 0.0)
+                 + run["servers"].get("parsing processes", 0.0))
 
 
 def engine_work(run: dict[str, Any]) -> float | None:

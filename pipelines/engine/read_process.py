@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import pickle
+import resource
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
@@ -68,7 +69,8 @@ class ReadSpec:
 
 class ReadCosts:
     """The CPU one stream's read took in the process, by stage (``READ_STAGES``): its worker
-    threads' (``read``), and the main thread's, timed a page at a time — mapping, checking,
+    threads' and the connector's own processes' (``read``: a drop folder's large files are
+    parsed apart), and the main thread's, timed a page at a time — mapping, checking,
     sending, and the rest (``other``: the event loop, the connector's own work there). The
     next stream's first read (``OpenedAhead``) counts with the stream it ran beside."""
 
@@ -76,6 +78,7 @@ class ReadCosts:
         self.seconds = dict.fromkeys(READ_STAGES, 0.0)
         self._process = time.process_time()
         self._thread = time.thread_time()
+        self._children = _children_cpu()
 
     def page(self, mapped: float, checked: float, sent: float, ended: float) -> None:
         """One page's steps, as ``time.thread_time`` read at their starts and the end."""
@@ -88,8 +91,16 @@ class ReadCosts:
         thread = time.thread_time() - self._thread
         own = self.seconds["map"] + self.seconds["check"] + self.seconds["send"]
         self.seconds["other"] = max(thread - own, 0.0)
-        self.seconds["read"] = max(time.process_time() - self._process - thread, 0.0)
+        self.seconds["read"] = max(time.process_time() - self._process - thread, 0.0) \
+            + _children_cpu() - self._children
         return self.seconds
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that ended: a connector's own (a drop
+    folder's large files parsed apart)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 class ReadProcess:

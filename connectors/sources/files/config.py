@@ -19,6 +19,11 @@ SUFFIXES: dict[str, Format] = {
 }
 
 
+#: the size from which a file is parsed apart: a fresh interpreter costs about as much CPU
+#: as parsing a few thousand rows, and a file this size holds tens of thousands
+PARSE_APART_BYTES = 32 * 2**20
+
+
 def format_of(name: str) -> Format | None:
     lowered = name.lower()
     for suffix, fmt in sorted(SUFFIXES.items(), key=lambda s: -len(s[0])):
@@ -71,6 +76,9 @@ class FilesConfig(BaseModel):
     timezone: str = "UTC"
     page_size: int = Field(default=500, ge=1, le=10_000)
     state_path: Path | None = None
+    #: files of at least this many bytes are parsed and put in key order by a process of
+    #: their own (``apart.py``); 0: every file; None: none
+    parse_apart_bytes: int | None = Field(default=PARSE_APART_BYTES, ge=0)
     streams: dict[str, FilesStreamSpec] = Field(default_factory=dict)
 
     @field_validator("timezone")

@@ -19,6 +19,7 @@ import asyncio
 import fnmatch
 import itertools
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Self
@@ -30,12 +31,11 @@ from connectors.sources.base import (
     StreamInfo,
     UnsupportedStream,
 )
-from connectors.sources.files import ordering
+from connectors.sources.files import apart, ordering
 from connectors.sources.files.config import FilesConfig, FilesStreamSpec, format_of
-from connectors.sources.files.formats import columns_of, read
 from connectors.sources.files.memory import Arrived, FileMemory
-from connectors.sources.sql.columns import ChangeTimes, iso, key_text, lookup, zone
-from connectors.sources.sql.projection import Projection
+from connectors.sources.files.rows import file_rows
+from connectors.sources.sql.columns import ChangeTimes, zone
 
 #: names of files still being written or left by editors: never read
 _SKIPPED = (".tmp", ".part", ".partial", ".crdownload", ".swp", "~")
@@ -120,24 +120,27 @@ class FilesConnector:
         page: list[RawRecord] = []
         #: files read to their end: name -> (arrival, last key), for the memory
         ends: dict[str, tuple[datetime, str]] = {}
-        for file in arrived:
-            if until is not None and file.arrival > until:
-                break
-            if after is not None and _behind(file, after):
-                continue
-            records = self._records(stream, spec, file)  # read in a thread, a page at a time
-            try:
-                while taken := await asyncio.to_thread(_take, records, self.config.page_size):
-                    ends[file.name] = (file.arrival, taken[-1]["_key"])
-                    if after is not None and file.arrival == after.changed_at:
-                        taken = [r for r in taken if after < self.position(stream, r)]
-                    for record in taken:
-                        page.append(record)
-                        if len(page) >= self.config.page_size:
-                            yield page
-                            page = []
-            finally:
-                records.close()
+        files = [file for file in itertools.takewhile(
+                     lambda file: until is None or file.arrival <= until, arrived)
+                 if after is None or not _behind(file, after)]
+        parses = apart.ParsedAhead(stream, spec, self.config.timezone, ordering.SPILL_ROWS)
+        try:
+            for number, file in enumerate(files):
+                following = files[number + 1] if number + 1 < len(files) else None
+                # read in a worker thread, a page at a time
+                async with self._records(stream, spec, file, parses, following) as records:
+                    while taken := await asyncio.to_thread(_take, records,
+                                                           self.config.page_size):
+                        ends[file.name] = (file.arrival, taken[-1]["_key"])
+                        if after is not None and file.arrival == after.changed_at:
+                            taken = [r for r in taken if after < self.position(stream, r)]
+                        for record in taken:
+                            page.append(record)
+                            if len(page) >= self.config.page_size:
+                                yield page
+                                page = []
+        finally:
+            await parses.aclose()
         if ends:
             await asyncio.to_thread(self.memory.read_to_end, stream, ends)
         if page:
@@ -150,49 +153,40 @@ class FilesConnector:
                  for path in sorted(folder.iterdir()) if _wanted(path, spec)]
         return self.memory.arrivals(stream, files, after.changed_at if after else None)
 
-    def _records(self, stream: str, spec: FilesStreamSpec,
-                 file: Arrived) -> Generator[RawRecord, None, None]:
+    @asynccontextmanager
+    async def _records(self, stream: str, spec: FilesStreamSpec, file: Arrived,
+                       parses: apart.ParsedAhead, following: Arrived | None,
+                       ) -> AsyncIterator[Generator[RawRecord, None, None]]:
         """The file's rows as records in key order, the last row of a key winning, in
-        bounded memory (``ordering.py``)."""
-        return ordering.in_key_order(self._rows(stream, spec, file), ordering.SPILL_ROWS)
+        bounded memory (``ordering.py``): a file of ``parse_apart_bytes`` or more parsed and
+        taken apart by a process of its own (``apart.py``), then merged here, while the
+        ``following`` file, when it is as large, is parsed by the next."""
+        if not self._apart(file):
+            records = ordering.in_key_order(file_rows(stream, spec, self.tz, file),
+                                            ordering.SPILL_ROWS)
+            try:
+                yield records
+            finally:
+                records.close()
+            return
+        runs, folder = await parses.runs(file)
+        with folder:
+            if following is not None and self._apart(following):
+                parses.start(following)
+            merged = ordering.merged(runs)
+            try:
+                yield merged
+            finally:
+                merged.close()
 
-    def _rows(self, stream: str, spec: FilesStreamSpec,
-              file: Arrived) -> Iterator[tuple[str, RawRecord]]:
-        """The file's rows as (key, record), in the file's order."""
-        changed = iso(file.arrival)
-        project = Projection(spec, self.tz, f"connection.streams.{stream}.")
-        columns = columns_of(file.path, spec)
-        absent = []
-        if columns is not None:
-            wanted = [spec.key, *spec.columns.values()]
-            wanted += [spec.lines.column] if spec.lines and spec.lines.column else []
-            absent = [c for c in dict.fromkeys(wanted) if not lookup(dict.fromkeys(columns), c)[0]]
-        for line in read(file.path, spec):
-            origin = f"{stream}/{file.name}:{line.number}"
-            errors = [f"{origin}: {line.error}"] if line.error else []
-            record: RawRecord = {}
-            key = None
-            if line.data is not None:
-                try:
-                    record = project(line.data)
-                    key = key_text(lookup(line.data, spec.key)[1])
-                except SourceError:
-                    raise  # the configuration's mistake, not the row's
-                except Exception as exc:  # noqa: BLE001 - one row's value is that row's problem
-                    record, key = {}, None
-                    errors.append(f"{origin}: the row cannot be read: {type(exc).__name__}:"
-                                  f" {str(exc)[:200]}")
-                if key is None and not errors:
-                    errors.append(f"{origin}: no key (column {spec.key!r} is empty or missing)")
-            if absent:
-                errors.append(f"{origin}: the file has no column {', '.join(map(repr, absent))}")
-            record["_changed_at"] = changed
-            record["_origin"] = origin
-            if errors or key is None:
-                record["_errors"] = errors
-                key = origin
-            record["_key"] = key
-            yield key, record
+    def _apart(self, file: Arrived) -> bool:
+        threshold = self.config.parse_apart_bytes
+        if threshold is None:
+            return False
+        try:
+            return file.path.stat().st_size >= threshold
+        except OSError:  # gone since the folder was listed: read() says so, here
+            return False
 
 
 def _behind(file: Arrived, after: Position) -> bool:

@@ -23,6 +23,7 @@ import heapq
 import pickle
 import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,60 +42,106 @@ def _sort_key(entry: _Entry) -> tuple[tuple[int, Any], str, int]:
     return entry[0], entry[1], entry[2]
 
 
+@dataclass(frozen=True)
+class Runs:
+    """What taking a file's rows apart left on disk, in ``folder``: the ascending run (when
+    rows were written to it) and the sorted runs of the rows set aside, with the counts the
+    merge asks for. Plain data: a file taken apart in another process (``apart.py``) hands
+    it back."""
+
+    folder: str
+    ascending: bool
+    sorted_runs: tuple[str, ...]
+    count: int
+    set_aside: int
+    spill_rows: int
+
+
 def in_key_order(rows: Iterable[tuple[str, RawRecord]],
                  spill_rows: int = SPILL_ROWS) -> Generator[RawRecord, None, None]:
     """``rows`` (key, record) in the order of their keys, each key once: its last row."""
     with tempfile.TemporaryDirectory(prefix="shopsync-files-") as folder:
-        ascending: list[_Entry] = []  # each row's key past the one before: in order
-        aside: list[_Entry] = []
-        ascending_path = Path(folder) / "ascending"
-        runs: list[Path] = []  # the rows set aside, each run sorted
-        last: tuple[int, Any] | None = None
-        count = set_aside = 0
-        for place, (key, record) in enumerate(rows):
-            order = id_order(key)
-            if last is None or last < order:
-                ascending.append((order, key, place, record))
-                last = order
-            else:
-                aside.append((order, key, place, record))
-                set_aside += 1
-            count = place + 1
-            if len(ascending) + len(aside) >= spill_rows:
-                _write(ascending_path, ascending, "ab")
-                ascending = []
-                if aside:
-                    aside.sort(key=_sort_key)
-                    runs.append(_write(Path(folder) / f"run-{len(runs)}", aside, "wb"))
-                    aside = []
+        runs, ascending, aside = taken_apart(rows, Path(folder), spill_rows)
+        yield from merged(runs, ascending, aside)
 
-        def ascending_rows() -> Iterator[_Entry]:
-            if ascending_path.exists():
-                yield from _read(ascending_path)
-            yield from ascending
 
-        if not runs and not aside:  # the file was in key order: no key twice, no sort
-            yield from (entry[3] for entry in ascending_rows())
-            return
+def taken_apart(rows: Iterable[tuple[str, RawRecord]], folder: Path, spill_rows: int, *,
+                all_on_disk: bool = False) -> tuple[Runs, list[_Entry], list[_Entry]]:
+    """The first half of ``in_key_order``: ``rows`` as the ascending run and sorted runs set
+    aside, in ``folder`` beyond ``spill_rows`` rows; and the rows of each held in memory
+    still (none when ``all_on_disk``: a process that ends hands back only its files)."""
+    ascending: list[_Entry] = []  # each row's key past the one before: in order
+    aside: list[_Entry] = []
+    ascending_path = folder / "ascending"
+    runs: list[str] = []  # the rows set aside, each run sorted
+    last: tuple[int, Any] | None = None
+    count = set_aside = 0
+    for place, (key, record) in enumerate(rows):
+        order = id_order(key)
+        if last is None or last < order:
+            ascending.append((order, key, place, record))
+            last = order
+        else:
+            aside.append((order, key, place, record))
+            set_aside += 1
+        count = place + 1
+        if len(ascending) + len(aside) >= spill_rows:
+            ascending, aside = _spilled(folder, ascending, aside, runs)
+    aside.sort(key=_sort_key)
+    if all_on_disk:
+        ascending, aside = _spilled(folder, ascending, aside, runs)
+    runs_of = Runs(str(folder), ascending_path.exists(), tuple(runs), count, set_aside, spill_rows)
+    return runs_of, ascending, aside
+
+
+def _spilled(folder: Path, ascending: list[_Entry], aside: list[_Entry],
+             runs: list[str]) -> tuple[list[_Entry], list[_Entry]]:
+    """The rows held written out: the ascending ones after those written before, those set
+    aside sorted as a run of their own (named in ``runs``)."""
+    if ascending:
+        _write(folder / "ascending", ascending, "ab")
+    if aside:
         aside.sort(key=_sort_key)
+        name = f"run-{len(runs)}"
+        _write(folder / name, aside, "wb")
+        runs.append(name)
+    return [], []
 
-        def aside_rows() -> Iterator[_Entry]:
-            if not runs:
-                return iter(aside)
-            return heapq.merge(*(_read(run) for run in runs), aside, key=_sort_key)
 
-        def in_text_order() -> bool:
-            """Whether keys ranked equal come in text order: the file has ``spill_rows``
-            keys or more (each row of the ascending run has a key of its own; one set aside
-            may repeat one)."""
-            if count < spill_rows:
-                return False
-            if count - set_aside >= spill_rows:
-                return True
-            keys = sum(1 for _ in _merged(ascending_rows(), aside_rows(), lambda: True))
-            return keys >= spill_rows
+def merged(runs: Runs, ascending: list[_Entry] | None = None,
+           aside: list[_Entry] | None = None) -> Generator[RawRecord, None, None]:
+    """The second half of ``in_key_order``: the rows ``taken_apart`` left, on disk in
+    ``runs`` and in memory (``ascending``; ``aside``, sorted), in key order, each key once."""
+    folder = Path(runs.folder)
+    held, held_aside = ascending or [], aside or []
 
-        yield from _merged(ascending_rows(), aside_rows(), in_text_order)
+    def ascending_rows() -> Iterator[_Entry]:
+        if runs.ascending:
+            yield from _read(folder / "ascending")
+        yield from held
+
+    if not runs.sorted_runs and not held_aside:  # in key order: no key twice, no sort
+        yield from (entry[3] for entry in ascending_rows())
+        return
+
+    def aside_rows() -> Iterator[_Entry]:
+        if not runs.sorted_runs:
+            return iter(held_aside)
+        return heapq.merge(*(_read(folder / run) for run in runs.sorted_runs), held_aside,
+                           key=_sort_key)
+
+    def in_text_order() -> bool:
+        """Whether keys ranked equal come in text order: the file has ``spill_rows``
+        keys or more (each row of the ascending run has a key of its own; one set aside
+        may repeat one)."""
+        if runs.count < runs.spill_rows:
+            return False
+        if runs.count - runs.set_aside >= runs.spill_rows:
+            return True
+        keys = sum(1 for _ in _merged(ascending_rows(), aside_rows(), lambda: True))
+        return keys >= runs.spill_rows
+
+    yield from _merged(ascending_rows(), aside_rows(), in_text_order)
 
 
 def _merged(ascending: Iterator[_Entry], aside: Iterator[_Entry],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import tempfile
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from itertools import pairwise
@@ -17,7 +18,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from connectors.sources.base import Position, SourceError
-from connectors.sources.files import FilesConfig, FilesConnector
+from connectors.sources.files import FilesConfig, FilesConnector, apart
+from connectors.sources.files.memory import Arrived
 from sandbox.shops.files.config import STREAMS, TIMEZONE
 from sandbox.shops.files.drop import BROKEN_JSON, Drop, order_export, write_drop
 from sandbox.shops.sql.data import generate
@@ -275,3 +277,90 @@ def test_a_read_stopped_inside_a_file_leaves_its_last_key_unknown(tmp_path, drop
     memory = json.loads((tmp_path / ".shopsync" / "files-state.json").read_text())
     assert all(entry.get("last_key") is None
                for entry in memory["streams"]["orders"]["files"].values())
+
+
+def test_a_file_parsed_by_a_process_of_its_own_reads_the_same(tmp_path, drop, monkeypatch):
+    """``parse_apart_bytes: 0`` has every file parsed and put in key order by a process of
+    its own (``apart.py``), this one only merging the runs it leaves: the same records, the
+    broken line included, in runs on disk too, and from a position inside a file."""
+    in_process = read(tmp_path, "orders", options={"page_size": 7, "parse_apart_bytes": None})
+
+    def parsed_here(*_: Any) -> None:
+        raise AssertionError("the file was parsed in the reading process")
+
+    monkeypatch.setattr("connectors.sources.files.connector.file_rows", parsed_here)
+    apart = {"page_size": 7, "parse_apart_bytes": 0}
+    assert read(tmp_path, "orders", options=apart) == in_process
+    assert any("_errors" in r for r in in_process)
+
+    monkeypatch.setattr("connectors.sources.files.ordering.SPILL_ROWS", 4)
+    middle = Position(datetime.fromisoformat(in_process[10]["_changed_at"]),
+                      in_process[10]["_key"])
+    assert read(tmp_path, "orders", options=apart) == in_process
+    assert read(tmp_path, "orders", options=apart, after=middle) == in_process[11:]
+
+
+def test_a_configuration_mistake_found_by_the_parsing_process_is_raised_as_in_process(
+        tmp_path, drop):
+    streams = {"orders": {**STREAMS["orders"], "templates": {"reference": "{id:%Y}"}}}
+    messages = []
+    for threshold in (None, 0):
+        with pytest.raises(SourceError) as raised:
+            read(tmp_path, "orders", streams=streams, options={"parse_apart_bytes": threshold})
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    assert messages[0].startswith("connection.streams.orders.templates.reference: '{id:%Y}'")
+
+
+def test_a_parsing_process_that_fails_stops_the_read_with_its_last_words(tmp_path, drop):
+    config = connector(tmp_path).config
+    spec = config.streams["orders"]
+    file = next(iter(config.folder("orders").glob("*.jsonl")))
+    arrived = Arrived(file, file.name, datetime.now(UTC))
+
+    with pytest.raises(SourceError) as raised:
+        asyncio.run(apart.taken_apart("orders", spec, TIMEZONE, arrived,
+                                      tmp_path / "no such folder", 4))
+    message = str(raised.value)
+    assert message.startswith(f"orders/{file.name}: the process parsing the file failed: ")
+    assert "FileNotFoundError" in message and "Traceback" not in message
+
+
+def test_the_next_file_is_parsed_while_one_is_read_and_nothing_is_left_when_a_read_stops(
+        tmp_path, drop, monkeypatch):
+    """A read parsing files apart starts the next file's process as it hands over the first
+    file's rows; stopped there, it ends that process and removes both files' runs."""
+    runs_under = tmp_path / "tmp"
+    runs_under.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(runs_under))
+    assert len(list((tmp_path / "orders").glob("*.jsonl"))) >= 2
+    source = connector(tmp_path, page_size=3, parse_apart_bytes=0)
+
+    async def first_page() -> int:
+        pages = source.read("orders")
+        await anext(pages)
+        folders = len(list(runs_under.iterdir()))
+        await pages.aclose()
+        return folders
+
+    folders = asyncio.run(first_page())
+    assert folders == 2  # the first file's runs, being merged; the next file's
+    assert list(runs_under.iterdir()) == []
+    assert parsing_processes() == []
+
+
+def parsing_processes() -> list[int]:
+    """This process's children that parse a file apart (Linux ``/proc``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = next(line.split()[1] for line in status.splitlines()
+                      if line.startswith("PPid:"))
+        if int(parent) == os.getpid() and b"connectors.sources.files.apart" in command \
+                and "State:\tZ" not in status:
+            found.append(int(entry.name))
+    return found

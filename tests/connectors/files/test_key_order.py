@@ -4,6 +4,8 @@ disk, they come out as sorting them all at once would."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -31,10 +33,27 @@ def in_key_order(keys: list[str], spill_rows: int) -> list[dict[str, Any]]:
     return list(ordering.in_key_order(iter(rows), spill_rows))
 
 
+def taken_apart_all_on_disk(keys: list[str], spill_rows: int) -> list[dict[str, Any]]:
+    """As a process of its own takes a file apart (``apart.py``): every run on disk, merged
+    from the ``Runs`` alone."""
+    rows = [(key, {"key": key, "row": place}) for place, key in enumerate(keys)]
+    with tempfile.TemporaryDirectory() as folder:
+        runs, held, held_aside = ordering.taken_apart(iter(rows), Path(folder), spill_rows,
+                                                      all_on_disk=True)
+        assert held == held_aside == []
+        return list(ordering.merged(runs))
+
+
 @settings(max_examples=150, deadline=None)
 @given(keys=st.lists(KEYS, max_size=40), spill_rows=st.integers(1, 12))
 def test_rows_come_out_as_sorting_them_at_once_would(keys, spill_rows):
     assert in_key_order(keys, spill_rows) == sorted_at_once(keys, spill_rows)
+
+
+@settings(max_examples=100, deadline=None)
+@given(keys=st.lists(KEYS, max_size=40), spill_rows=st.integers(1, 12))
+def test_rows_taken_apart_all_on_disk_come_out_the_same(keys, spill_rows):
+    assert taken_apart_all_on_disk(keys, spill_rows) == sorted_at_once(keys, spill_rows)
 
 
 @settings(max_examples=100, deadline=None)

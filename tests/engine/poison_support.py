@@ -32,6 +32,10 @@ FIELDS = ("id", "name", "description", "price", "stock", "active", "created_at")
 #: where a run reads and maps: in its own process, or in a process of its own
 #: (``tuning.read_process``), where each item is also prechecked, encoded and pickled
 READING = pytest.mark.parametrize("read_process", [False, True], ids=["inline", "apart"])
+#: seconds a whole property may take: each run is bounded by RUN_BOUND (a hang fails there),
+#: and a property runs up to 18 examples of two runs, each reading in a process that starts
+#: twice; pytest's default (120 s) was reached on a slow two-core machine
+PROPERTY_BOUND = pytest.mark.timeout(1800)
 #: generated rows that went through a run, over the poison-row modules (printed at the end
 #: of test_poison_rows_woocommerce.py, the last of them)
 GENERATED = {"rows": 0}

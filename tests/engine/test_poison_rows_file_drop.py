@@ -24,6 +24,7 @@ from tests.engine.poison_support import (
     ISSUE_ROWS,
     PER_EXAMPLE,
     PRODUCT_COLUMNS,
+    PROPERTY_BOUND,
     READING,
     Bytes,
     Raw,
@@ -138,6 +139,7 @@ TWO_FILES = [("products-0.jsonl", in_file(0, issue_rows({"id": Raw("NaN")}))),
 
 
 @READING
+@PROPERTY_BOUND
 @given(files=drops())
 @example(files=[("products-0.jsonl", ISSUE_ROWS)])
 @example(files=[("products-0.csv", ISSUE_ROWS)])

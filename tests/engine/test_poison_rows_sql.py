@@ -21,6 +21,7 @@ from tests.engine.poison_support import (
     ISSUE_ROWS,
     PER_EXAMPLE,
     PRODUCT_COLUMNS,
+    PROPERTY_BOUND,
     READING,
     Bytes,
     Raw,
@@ -71,6 +72,7 @@ class SqlSetup(EngineSetup):
 
 
 @READING
+@PROPERTY_BOUND
 @given(inputs=rows())
 @example(inputs=ISSUE_ROWS)
 @PER_EXAMPLE

@@ -234,9 +234,11 @@ def report(run: dict[str, Any], name: str) -> None:
     synced = sum(s[3] for s in run["streams"])
     if run.get("written") is not None:
         own, ended = run["written"]
+        # the processes the run started: its read process, or a drop folder's parsing ones
+        children = "read process" if "read process" in run["servers"] else "parsing processes"
         print(f"  written to storage: syncing process {own:.0f} MiB"
               f" ({own * 1024 / max(synced, 1):.1f} KiB an item pushed: the ledger's WAL and"
-              f" checkpoints), read process {ended:.0f} MiB")
+              f" checkpoints), {children} {ended:.0f} MiB")
     if run.get("prepared"):
         wall, cpu = run["prepared"]
         print(f"  great-expectations import and plans, in their thread: {wall:.1f}s wall,"

@@ -103,10 +103,16 @@ async def taken_apart(stream: str, spec: FilesStreamSpec, timezone: str, file: A
         lines = err.decode("utf-8", "replace").strip().splitlines()
         why = lines[-1] if lines else f"it ended with code {process.returncode}"
         raise SourceError(f"{where}: the process parsing the file failed: {why}")
-    answer = pickle.loads(out)  # noqa: S301 - the answer of the child this process started
+    try:
+        answer = pickle.loads(out)  # noqa: S301 - the answer of the child this process started
+    except Exception as exc:  # noqa: BLE001 - whatever else it wrote on its stdout
+        raise SourceError(f"{where}: the process parsing the file answered what cannot be"
+                          f" read: {type(exc).__name__}") from None
     if isinstance(answer, str):
         raise SourceError(answer)
-    assert isinstance(answer, ordering.Runs)
+    if not isinstance(answer, ordering.Runs):
+        raise SourceError(f"{where}: the process parsing the file answered a"
+                          f" {type(answer).__name__}, not its runs")
     return answer
 
 

@@ -4,7 +4,9 @@ Every stream is incremental on ``(arrival of the file, key of the row)`` (see me
 for why the file's arrival, not the row's change time): a read lists the stream's folder,
 fixes the arrival of new files, and reads, oldest first, only the files that arrived after
 the position it is given — a file's rows are read once, then stay behind the cursor. Within
-a file rows go in key order; when a key appears twice in one file the last row wins. The file
+a file rows go in key order; when a key appears twice in one file the last row wins (a file
+of ``parse_apart_bytes`` or more is parsed and put in that order by a process of its own,
+``apart.py``, the next such file of a read beside the one being read). The file
 the position is in is read again only when rows of it lie past the position: the memory
 keeps the last key of each file read to its end, so an unchanged rerun parses nothing.
 

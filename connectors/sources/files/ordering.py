@@ -87,9 +87,10 @@ def taken_apart(rows: Iterable[tuple[str, RawRecord]], folder: Path, spill_rows:
         count = place + 1
         if len(ascending) + len(aside) >= spill_rows:
             ascending, aside = _spilled(folder, ascending, aside, runs)
-    aside.sort(key=_sort_key)
-    if all_on_disk:
+    if all_on_disk:  # the rows set aside sorted as they are written
         ascending, aside = _spilled(folder, ascending, aside, runs)
+    else:
+        aside.sort(key=_sort_key)
     runs_of = Runs(str(folder), ascending_path.exists(), tuple(runs), count, set_aside, spill_rows)
     return runs_of, ascending, aside
 
@@ -197,12 +198,11 @@ def _one_of_each(group: list[_Entry], text_order: bool) -> Iterator[RawRecord]:
     return (last[key][3] for key in keys)
 
 
-def _write(path: Path, entries: list[_Entry], mode: str) -> Path:
+def _write(path: Path, entries: list[_Entry], mode: str) -> None:
     with path.open(mode) as handle:
         for start in range(0, len(entries), CHUNK_ROWS):
             pickle.dump(entries[start:start + CHUNK_ROWS], handle,
                         protocol=pickle.HIGHEST_PROTOCOL)
-    return path
 
 
 def _read(path: Path) -> Iterator[_Entry]:

@@ -37,16 +37,17 @@ R = TypeVar("R")
 SEND_STEPS = 8
 
 #: records a run may read ahead of its sync while it waits for a quality suite: enough to
-#: last great-expectations' import (1.1-1.4 s) at the start of a first run, whatever the
-#: chunk's size. 8 000 (four chunks of 2 000) were read in about 0.9 s, and the first stream
-#: then waited 0.3-0.5 s; with 32 000 it waited none, at 6-10 MiB more peak memory
-#: (``bench/sync.py``, 200 000 orders)
-READ_AHEAD_RECORDS = 32_000
+#: last great-expectations' import at the start of a first run, whatever the chunk's size.
+#: The import's thread shares the interpreter with the reading, so it lasts about twice its
+#: CPU: 6.5-7.4 s for 3 CPU s on a machine where 32 000 records were read before it ended
+#: and the first stream then waited 1.2-1.8 s (``bench/sync.py``, files, 300 000 orders).
+#: 128 000 waited none there, at about 220 bytes a record held (464 -> 485 MiB peak RSS)
+READ_AHEAD_RECORDS = 128_000
 
 
 def read_ahead_limit(chunk_items: int) -> int:
     """The records a run may hold read ahead while it waits for a quality suite: a chunk
-    (``tuning.chunk_items``, up to 100 000) when that is more than ``READ_AHEAD_RECORDS``."""
+    (``tuning.chunk_items``) when that is more than ``READ_AHEAD_RECORDS``."""
     return max(chunk_items, READ_AHEAD_RECORDS)
 
 

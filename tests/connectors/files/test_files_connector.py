@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -324,6 +326,16 @@ def test_a_parsing_process_that_fails_stops_the_read_with_its_last_words(tmp_pat
     message = str(raised.value)
     assert message.startswith(f"orders/{file.name}: the process parsing the file failed: ")
     assert "FileNotFoundError" in message and "Traceback" not in message
+
+
+def test_a_parsing_process_starts_without_the_sql_connectors_libraries():
+    """The child imports what parsing needs and no more: SQLAlchemy and httpx, which the
+    SQL source's connector would bring, were half of its start."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, connectors.sources.files.apart; "
+         "print(sorted(m for m in ('sqlalchemy', 'httpx') if m in sys.modules))"],
+        capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"
 
 
 def test_the_next_file_is_parsed_while_one_is_read_and_nothing_is_left_when_a_read_stops(

@@ -129,20 +129,6 @@ def precheck(mapped: MappedItem) -> tuple[str, Held | None, Row | None] | None:
         return None
 
 
-def row_of(mapped: MappedItem) -> Row | None:
-    """What the quality suite reads of ``mapped`` (``suite_row``): taken by its read process,
-    or now. The run takes it as the item model lets the item through, while the item is still
-    in the processor's caches: read later, with the rest of the chunk, each item costs its
-    cache misses again (``frame.column_values``). None when it cannot be taken here (the
-    suite then reads the item itself, and says what is wrong with it)."""
-    if isinstance(mapped, PrecheckedItem):
-        return mapped.suite_row
-    try:
-        return suite_row(mapped.resource, mapped.item)
-    except Exception:  # noqa: BLE001 - whatever it is, the suite meets it where it reports it
-        return None
-
-
 def hashes_of(latest: dict[str, MappedItem], unwritable: dict[str, str]) -> dict[str, str]:
     """The content hashes of ``latest`` by key: found already, or now (``hash_of``)."""
     return {key: m.content_hash if isinstance(m, PrecheckedItem) else hash_of(m, unwritable)
@@ -195,36 +181,32 @@ def check_quality(
     tally: HeldTally,
     known_products: Known,
     pool: Pool | None = None,
-    rows: list[Row | None] | None = None,
 ) -> list[MappedItem]:
     """Run the resource's quality suite; quarantine the items breaking a blocking rule
     (with the rules' names as reasons) and return the others. An item the suite cannot
     run on is held back too, and counted in ``tally``. ``pool``: the stream's, where its
-    warnings judged row by row gather (``quality.Pool``). ``rows``: each item's
-    ``row_of``, when the caller took them (else a read process's, where it took them)."""
+    warnings judged row by row gather (``quality.Pool``)."""
     if not items:
         return items
-    if rows is None:
-        rows = [m.suite_row if isinstance(m, PrecheckedItem) else None for m in items]
-    # the items are read here when a row is missing (the resource has no suite, or an
-    # item's row could not be taken)
-    present = [row for row in rows if row is not None]
-    taken = present if len(present) == len(items) else None
+    taken = [m.suite_row for m in items
+             if isinstance(m, PrecheckedItem) and m.suite_row is not None]
+    # read here when the items were not prechecked (or not all of them)
+    rows = taken if len(taken) == len(items) else None
     # read once, for the look-up and the suite
     lines: list[tuple[str, ...] | None]
-    if taken is None:
+    if rows is None:
         lines, langs = [line_products(m.item) for m in items], None
     else:
-        lines = row_lines(resource, taken) or [None] * len(items)
-        langs = row_values(resource, taken, "lang")
+        lines = row_lines(resource, rows) or [None] * len(items)
+        langs = row_values(resource, rows, "lang")
     known = known_products(items, lines, langs)
     failures: dict[str, list[str]] = {}
     try:
         # with the rows taken where the items were read, the suite reads none of the items:
         # one that came as its JSON is not decoded for it
-        quality = check_items(resource, [(m.key, m.item if taken is None else _UNREAD)
+        quality = check_items(resource, [(m.key, m.item if rows is None else _UNREAD)
                                          for m in items], known=known,
-                              after_models=True, pool=pool, lines=lines, rows=taken)
+                              after_models=True, pool=pool, lines=lines, rows=rows)
         report.quality.setdefault(resource, []).append(quality)
         failures = {key: quality.reasons(key) for key in quality.failures}
     except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it

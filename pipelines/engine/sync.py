@@ -34,7 +34,6 @@ from pipelines.engine.gate import (
     hashes_of,
     payload_of,
     problems,
-    row_of,
     unchanged_left_out,
 )
 from pipelines.engine.limits import ledger_safe
@@ -51,7 +50,6 @@ from pipelines.engine.plan import (
 from pipelines.engine.probe import VisibilityProbe
 from pipelines.engine.quality import HeldTally, Pool
 from pipelines.engine.quality.check import plan_suite, suite_pending
-from pipelines.engine.quality.frame import Row
 from pipelines.engine.read_ahead import ReadAhead, Reading, read_ahead_limit
 from pipelines.engine.read_process import ReadProcess
 from pipelines.engine.send import send
@@ -345,8 +343,6 @@ class StreamSync:
             self.prepare_quality()
         held: list[Outcome] = []
         to_send: list[MappedItem] = []
-        #: what the suite reads of each item to send, taken as its model lets it through
-        rows: list[Row | None] = []
         #: why items are held back before the quality suite, for the run's quality report
         tally = HeldTally(resource)
         with stage(self.stages, "validate"):
@@ -361,12 +357,11 @@ class StreamSync:
                                         ledger_safe(mapped.item), mapped.changed_at))
                     continue
                 to_send.append(mapped)
-                rows.append(row_of(mapped))
         if to_send:
             await self._await_suite(resource)
         with stage(self.stages, "quality"):
             to_send = check_quality(resource, to_send, hashes, held, report, tally,
-                                    self._known_products, self._pool, rows)
+                                    self._known_products, self._pool)
         if (held_report := tally.report()) is not None:
             report.quality.setdefault(resource, []).append(held_report)
         if dry_run:

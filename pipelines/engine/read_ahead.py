@@ -41,7 +41,8 @@ SEND_STEPS = 8
 #: The import's thread shares the interpreter with the reading, so it lasts about twice its
 #: CPU: 6.5-7.4 s for 3 CPU s on a machine where 32 000 records were read before it ended
 #: and the first stream then waited 1.2-1.8 s (``bench/sync.py``, files, 300 000 orders).
-#: 128 000 waited none there, at about 220 bytes a record held (464 -> 485 MiB peak RSS)
+#: 128 000 waited none there, at about 220 bytes a record held (peak RSS 464 -> 485 MiB;
+#: at a million orders, where the peak comes later, 485 -> 483 MiB)
 READ_AHEAD_RECORDS = 128_000
 
 

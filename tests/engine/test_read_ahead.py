@@ -109,7 +109,7 @@ def test_what_a_run_reads_ahead_for_a_pending_suite_does_not_grow_with_its_chunk
     # the import lasts the same whatever the chunk: so does the read-ahead, a chunk at least
     assert read_ahead_limit(2_000) == read_ahead_limit(10) == READ_AHEAD_RECORDS
     larger = 2 * READ_AHEAD_RECORDS
-    assert read_ahead_limit(larger) == larger  # a chunk, not sixteen of them
+    assert read_ahead_limit(larger) == larger  # a chunk larger than that, not more
 
 
 def test_a_stage_timer_adds_up_each_stage_and_no_timer_costs_nothing() -> None:

@@ -90,7 +90,10 @@ def test_under_dropped_connections_every_item_is_accounted_for_exactly_once(star
     accepted = {k for k, o in found.items() if o.status == "accepted"}
     failed = {k for k, o in found.items() if o.status == "failed"}
     assert len(accepted) + len(failed) == len(ids) and failed
-    assert all("RemoteProtocolError" in found[k].errors[0] for k in failed)
+    # a dropped connection reads as the server's close (RemoteProtocolError) or, when the
+    # reset comes first on a busy machine, as a failed read (ReadError)
+    assert all(any(drop in found[k].errors[0] for drop in ("RemoteProtocolError", "ReadError"))
+               for k in failed)
     stored = asyncio.run(stored_among(running.base_url, DEFAULT_KEY, ids))
     assert accepted <= stored <= accepted | failed
     assert stored & failed, "no failed batch was applied unseen: the ambiguous case is untested"

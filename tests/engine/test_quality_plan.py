@@ -56,7 +56,8 @@ def test_a_rule_gx_cannot_evaluate_holds_nothing_back_and_shows_its_error(
     def broken_frame(*args: Any, **kwargs: Any) -> Any:
         frame = frame_of(*args, **kwargs)
         if "updated_at" in frame:
-            frame["updated_at"] = pd.Series(["many", 1.0], dtype=object)  # no order with dates
+            # no order with dates (on the frame's index: a Series is aligned to it)
+            frame["updated_at"] = pd.Series(["many", 1.0], dtype=object, index=frame.index)
         return frame
 
     monkeypatch.setattr(check, "typed_frame", broken_frame)
@@ -69,7 +70,7 @@ def test_a_rule_gx_cannot_evaluate_holds_nothing_back_and_shows_its_error(
     compiled = check._compile("products", True)
     assert compiled is not None
     frame = item_frame(compiled.suite, keyed(valid("products", 2)), None, compiled.columns)
-    frame["updated_at"] = pd.Series(["many", 1.0], dtype=object)
+    frame["updated_at"] = pd.Series(["many", 1.0], dtype=object, index=frame.index)
     assert reference(frame, {rule: compiled.rules[rule].expectation}, "complete")[rule].error \
         == result["error"]
 

@@ -21,8 +21,8 @@ from pipelines.engine.mappings.base import Item, MappedItem
 from pipelines.engine.quality import Held, HeldTally, Pool, check_items
 from pipelines.engine.quality import held as holds
 from pipelines.engine.quality.frame import (
+    ChunkLines,
     Row,
-    line_products,
     row_lines,
     row_values,
     suite_row,
@@ -38,10 +38,9 @@ SETTLED = frozenset({ItemStatus.ACCEPTED, ItemStatus.VISIBLE})
 #: held back until the source changes the item: invalid, or refused too often
 HELD = frozenset({ItemStatus.QUARANTINED, ItemStatus.PARKED})
 
-#: items, their lines' product ids (``line_products``) and their languages (None: read
-#: from the items) -> the ids the quality suite may take as known, by resource (None: no
-#: lines)
-Known = Callable[[list[MappedItem], list[tuple[str, ...] | None], list[str | None] | None],
+#: items, their lines' product ids (``ChunkLines``) and their languages (None: read from
+#: the items) -> the ids the quality suite may take as known, by resource (None: no lines)
+Known = Callable[[list[MappedItem], ChunkLines, list[str | None] | None],
                  dict[str, set[str]] | None]
 
 
@@ -193,11 +192,10 @@ def check_quality(
     # read here when the items were not prechecked (or not all of them)
     rows = taken if len(taken) == len(items) else None
     # read once, for the look-up and the suite
-    lines: list[tuple[str, ...] | None]
     if rows is None:
-        lines, langs = [line_products(m.item) for m in items], None
+        lines, langs = ChunkLines.read(m.item for m in items), None
     else:
-        lines = row_lines(resource, rows) or [None] * len(items)
+        lines = row_lines(resource, rows) or ChunkLines(taken=[None] * len(items))
         langs = row_values(resource, rows, "lang")
     known = known_products(items, lines, langs)
     failures: dict[str, list[str]] = {}
@@ -249,18 +247,17 @@ class KnownProducts:
         #: language -> the products looked up in it
         self._asked: dict[str, set[str]] = {}
 
-    def __call__(self, items: list[MappedItem],
-                 lines: list[tuple[str, ...] | None] | None = None,
+    def __call__(self, items: list[MappedItem], lines: ChunkLines | None = None,
                  langs: list[str | None] | None = None) -> dict[str, set[str]] | None:
-        """``lines`` and ``langs``: each item's ``line_products`` and language, when the
+        """``lines`` and ``langs``: the items' lines and each one's language, when the
         caller has them. None for items without lines."""
         if lines is None:
-            lines = [line_products(m.item) for m in items]
+            lines = ChunkLines.read(m.item for m in items)
+        if langs is None:
+            langs = [m.item.get("lang") for m in items]
         named: dict[str, set[str]] = {}  # lang -> the products lines in that language name
-        for index, line_ids in enumerate(lines):
-            if line_ids:  # an item's language read only when its lines name products
-                lang = langs[index] if langs is not None else items[index].item.get("lang")
-                named.setdefault(lang or self.lang, set()).update(line_ids)
+        for lang, ids in lines.by_lang(langs).items():
+            named.setdefault(lang or self.lang, set()).update(ids)
         if not named:
             return None
         # each in its item's language, and in the source's; each pair once a run, and only

@@ -7,7 +7,7 @@ from typing import Any
 
 from pipelines.engine.gate import KnownProducts
 from pipelines.engine.mappings.base import MappedItem
-from pipelines.engine.quality.frame import line_products
+from pipelines.engine.quality.frame import ChunkLines, line_products
 from pipelines.engine.state import ItemStatus, StateStore
 from tests.engine.state_support import S, outcome
 
@@ -47,6 +47,33 @@ def test_each_product_is_looked_up_once_a_run(store: StateStore) -> None:
     assert known([order("b", 1)]) == {"products": set()}
     assert KnownProducts(store, S, "en")([order("b", 1)]) == {"products": {"1"}}
 
+
+def test_a_chunk_in_one_language_finds_what_its_items_find_one_by_one(store: StateStore) -> None:
+    store.record(S, "products", [outcome("1|fr", ItemStatus.ACCEPTED),
+                                 outcome("2|en", ItemStatus.ACCEPTED)])
+    chunk = [order("a", 1, lang="fr"), order("b", 2, lang="fr"), order("c", lang="fr")]
+
+    found = KnownProducts(store, S, "en")(chunk)
+
+    assert found == {"products": {"1", "2"}}  # 1 in the chunk's language, 2 in the source's
+    for item in chunk:
+        assert (KnownProducts(store, S, "en")([item]) or {"products": set()})["products"] \
+            <= found["products"]
+
+
+def test_each_item_counts_its_lines_naming_unknown_products() -> None:
+    items = [order("a", 1, 2, 9).item, order("b", 1).item, order("c").item,
+             {"products": None}, {"products": [{"product_id": 9}, "not a line"]}]
+    known = {"1", "2"}
+
+    read, taken = ChunkLines.read(items), ChunkLines(taken=[line_products(i) for i in items])
+
+    assert read.unknown_counts(known) == taken.unknown_counts(known) == [1.0, 0.0, 0.0, 0.0, 1.0]
+    assert read.unknown_counts(known | {"9"}) == [0.0] * 5  # none unknown: the chunk at once
+    assert read.named == taken.named == {"1", "2", "9"}
+    assert read.by_lang(["fr", "en", "en", "de", "fr"]) == {"fr": {"1", "2", "9"}, "en": {"1"}}
+    assert read.by_lang(["fr"] * 5) == {"fr": {"1", "2", "9"}}
+    assert ChunkLines.read([{"products": []}, {}]).by_lang(["en", "fr"]) == {}
 
 
 def test_lines_products_are_their_ids_as_text_one_per_line() -> None:

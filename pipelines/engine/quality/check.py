@@ -45,7 +45,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from pipelines.engine.collector import freeze_held
-from pipelines.engine.quality.frame import Row, column_values, kind_of, typed_frame
+from pipelines.engine.quality.frame import ChunkLines, Row, column_values, kind_of, typed_frame
 from pipelines.engine.quality.plan import Finding, Format, Plan
 from pipelines.engine.quality.suites import (
     Rule,
@@ -310,7 +310,7 @@ def check_items(
     known: Mapping[str, set[str]] | None = None,
     after_models: bool = False,
     pool: Pool | None = None,
-    lines: Sequence[tuple[str, ...] | None] | None = None,
+    lines: ChunkLines | None = None,
     rows: Sequence[Row] | None = None,
 ) -> QualityReport:
     """Validate ``(key, item)`` pairs of ``resource`` with its suite.
@@ -320,7 +320,7 @@ def check_items(
     ``after_models``: the items passed the item models and are unique by key (the engine's
     case), so the rules those guarantee are skipped. ``pool``: the stream's pool, where
     its pooled warnings gather (``Pool``); without one, every rule judges ``items`` now.
-    ``lines``: the items' ``frame.line_products``, when the caller has them already;
+    ``lines``: the items' lines (``frame.ChunkLines``), when the caller has read them already;
     ``rows``: the items' ``frame.suite_row``, when their read process took them.
     """
     started = time.perf_counter()

@@ -7,7 +7,7 @@ product the ledger does not know."""
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -73,7 +73,10 @@ def _amounts_min(item: Mapping[str, Any], fields: Sequence[str],
 def line_products(item: Mapping[str, Any]) -> tuple[str, ...] | None:
     """The product ids the item's lines name, as text, one per line (None: it has no lines):
     what the "lines refer to known products" rule reads of it."""
-    lines = item.get(LINES)
+    return _line_ids(item.get(LINES))
+
+
+def _line_ids(lines: Any) -> tuple[str, ...] | None:
     if not isinstance(lines, list):
         return None
     return tuple([str(line.get("product_id")) for line in lines if isinstance(line, _MAPPING)])
@@ -83,6 +86,72 @@ def _unknown_counts(lines: Sequence[tuple[str, ...] | None], products: set[str])
     """For each item's line product ids (``line_products``), how many ``products`` lacks."""
     return [0.0 if not named or products.issuperset(named)
             else float(sum(product not in products for product in named)) for named in lines]
+
+
+class ChunkLines:
+    """The product ids a chunk's order lines name, as text (``line_products``): read once,
+    for the look-up of the products the ledger knows (``gate.KnownProducts``) and for the
+    "lines refer to known products" rule.
+
+    Most chunks name only products the ledger knows, and in one language: then every item
+    counts 0 unknown lines, and one set of the chunk's ids answers both, gathered in one
+    pass over its lines. Item by item (``per_item``) they are read only when not."""
+
+    def __init__(self, raw: Sequence[Any] | None = None,
+                 taken: Sequence[tuple[str, ...] | None] | None = None) -> None:
+        """``raw``: each item's lines as it holds them (``read``); ``taken``: each item's
+        ``line_products``, taken already (``suite_row``)."""
+        self._raw = raw
+        self._per_item = None if taken is None else list(taken)
+        self._named: set[str] | None = None
+
+    @classmethod
+    def read(cls, items: Iterable[Mapping[str, Any]]) -> ChunkLines:
+        """The lines of ``items``."""
+        return cls(raw=[item.get(LINES) for item in items])
+
+    def __len__(self) -> int:
+        return len(self._per_item if self._per_item is not None else self._raw or ())
+
+    @property
+    def per_item(self) -> list[tuple[str, ...] | None]:
+        """Each item's ``line_products``."""
+        if self._per_item is None:
+            self._per_item = [_line_ids(lines) for lines in self._raw or ()]
+        return self._per_item
+
+    @property
+    def named(self) -> set[str]:
+        """Every product id the chunk's lines name."""
+        if self._named is None:
+            if self._per_item is not None:
+                self._named = set().union(*filter(None, self._per_item))
+            else:
+                self._named = {str(line.get("product_id")) for lines in self._raw or ()
+                               if isinstance(lines, list)
+                               for line in lines if isinstance(line, _MAPPING)}
+        return self._named
+
+    def by_lang(self, langs: Sequence[Any]) -> dict[Any, set[str]]:
+        """The ids named by the items of each language (``langs``: the items', in order);
+        a language whose items name none is left out."""
+        try:
+            one = len(set(langs)) == 1
+        except TypeError:  # a language that is no text (not one an item model passes)
+            one = False
+        if one:  # the chunk's ids, without a pass per item
+            return {langs[0]: self.named} if self.named else {}
+        named: dict[Any, set[str]] = {}
+        for lang, ids in zip(langs, self.per_item, strict=True):
+            if ids:
+                named.setdefault(lang, set()).update(ids)
+        return named
+
+    def unknown_counts(self, products: set[str]) -> list[float]:
+        """How many of each item's lines name a product not in ``products``."""
+        if products.issuperset(self.named):
+            return [0.0] * len(self)
+        return _unknown_counts(self.per_item, products)
 
 
 #: what a suite reads of an item, taken where the item is made (``suite_row``)
@@ -119,9 +188,9 @@ def suite_row(resource: str, item: Mapping[str, Any]) -> Row | None:
     return tuple(values)
 
 
-def row_lines(resource: str, rows: Sequence[Row]) -> list[tuple[str, ...] | None] | None:
+def row_lines(resource: str, rows: Sequence[Row]) -> ChunkLines | None:
     """The lines' product ids of ``rows`` (``suite_row``); None when its items have none."""
-    return [row[-1] for row in rows] if SHAPES[resource].lines else None
+    return ChunkLines(taken=[row[-1] for row in rows]) if SHAPES[resource].lines else None
 
 
 def row_values(resource: str, rows: Sequence[Row], column: str) -> list[Any] | None:
@@ -153,14 +222,15 @@ def _as_kind(kind: Kind, values: Sequence[Any]) -> list[Any]:
 
 def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
                   columns: Collection[str], known: Mapping[str, set[str]] | None = None,
-                  lines: Sequence[tuple[str, ...] | None] | None = None,
+                  lines: ChunkLines | None = None,
                   rows: Sequence[Row] | None = None) -> dict[str, list[Any]]:
     """``columns`` of each item as the suite reads them, before pandas types them
     (``typed``): ids with "" as None, text as ``str`` ("" when missing), numbers as floats
     or None, timestamps as their text (None when not text); ``AMOUNTS`` and
     ``UNKNOWN_PRODUCTS`` derived (the latter all None without ``known["products"]``).
-    ``lines``: the items' ``line_products``, when the caller has them already; ``rows``:
-    the items' ``suite_row``, when their read process took them (the items are not read).
+    ``lines``: the items' lines (``ChunkLines``), when the caller has read them already;
+    ``rows``: the items' ``suite_row``, when their read process took them (the items are
+    not read).
 
     One pass over the items reads every field wanted: a chunk's items fill more memory
     than the processor's caches hold, so each pass over them costs its cache misses again.
@@ -198,8 +268,8 @@ def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
             values[UNKNOWN_PRODUCTS] = [None] * len(items)
         else:
             if lines is None:
-                lines = [line_products(item) for _, item in items]
-            values[UNKNOWN_PRODUCTS] = _unknown_counts(lines, products)
+                lines = ChunkLines.read(item for _, item in items)
+            values[UNKNOWN_PRODUCTS] = lines.unknown_counts(products)
     return values
 
 

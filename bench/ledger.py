@@ -8,7 +8,8 @@ This records N accepted outcomes (chunks of 2 000, the cursor moved with each, a
 does) into a fresh SQLite file from a worker thread, the main thread looking up each
 chunk's states first, twice: alone, then beside a thread running Python without pause, and
 prints the wall time and the CPU time of the recording (the worker's) and of the look-ups
-(the main thread's), and the process's peak RSS. ``--every N`` prints the CPU figures of
+(the main thread's), the process's peak RSS and what the recording wrote to storage (the
+WAL and its checkpoints, in all and per outcome). ``--every N`` prints the CPU figures of
 each N outcomes too: what recording costs as the file grows (a sync of a million orders
 records 1.3 million items into one file; ``--cases alone`` skips the slower busy case,
 ``--folder`` puts the growing file somewhere with room).
@@ -159,7 +160,7 @@ def record_all(count: int, shape: str, busy: bool, every: int,
         if busy:
             spinner.start()
         worker = threading.Thread(target=contextvars.copy_context().run, args=(record,))
-        started = time.perf_counter()
+        started, blocks = time.perf_counter(), written_blocks()
         with paced_for_sync():
             worker.start()
             for index, outcomes in enumerate(chunks(count, shape)):
@@ -170,12 +171,20 @@ def record_all(count: int, shape: str, busy: bool, every: int,
             pending.put(None)
             worker.join()
         wall = time.perf_counter() - started
+        store.close()  # its last checkpoint counted too
+        written = (written_blocks() - blocks) * 512
         stop.set()
         if busy:
             spinner.join()
-        store.close()
     return {"wall": wall, "record": spent.record, "states": spent.states,
-            "steps": spent.steps, "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "steps": spent.steps, "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "written": written}
+
+
+def written_blocks() -> int:
+    """Blocks of 512 bytes this process has sent to storage so far (Linux counts them as
+    they are written to the page cache): the ledger's WAL and its checkpoints."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_oublock
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -197,11 +206,13 @@ def baseline(checkout: str, argv: list[str]) -> dict[str, Any]:
 def show(name: str, results: dict[str, Any], count: int) -> None:
     print(f"  {name}")
     print(f"    {'recorded':<22}{'wall s':>8}{'record CPU s':>14}{'µs/item':>9}"
-          f"{'states CPU s':>14}{'µs/item':>9}{'peak RSS MiB':>14}")
+          f"{'states CPU s':>14}{'µs/item':>9}{'peak RSS MiB':>14}{'written MiB':>13}"
+          f"{'KiB/item':>10}")
     for case, r in results.items():
         print(f"    {case:<22}{r['wall']:>8.2f}{r['record']:>14.2f}"
               f"{r['record'] / count * 1e6:>9.1f}{r['states']:>14.2f}"
-              f"{r['states'] / count * 1e6:>9.1f}{r['rss_mib']:>14.0f}")
+              f"{r['states'] / count * 1e6:>9.1f}{r['rss_mib']:>14.0f}"
+              f"{r.get('written', 0) / 2**20:>13.0f}{r.get('written', 0) / count / 1024:>10.1f}")
         for done, record_us, states_us in r["steps"]:
             print(f"      up to {done:>9} outcomes: record {record_us:6.1f} µs/item,"
                   f" states {states_us:5.1f} µs/item")

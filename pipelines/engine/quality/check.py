@@ -17,7 +17,8 @@ That cost is per rule and batch more than per row, so:
 
 - the engine checks only the items it would send (unchanged ones never reach the suite),
   and skips the rules the item models already guarantee (``after_models``);
-- a chunk's items are read once, for every column its rules need (``frame.column_values``);
+- each field a chunk's rules need is read once (``frame.column_values``), its order lines
+  once as a whole (``frame.ChunkLines``);
 - a rule decided by one column's value (codes, emails, stock, lines to unknown products:
   ``Rule.by_value``) has GX judge only the values it has not judged before, and the
   chunk's failing items are found from the verdicts it keeps (``verdicts.py``);

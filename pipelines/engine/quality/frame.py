@@ -82,12 +82,6 @@ def _line_ids(lines: Any) -> tuple[str, ...] | None:
     return tuple([str(line.get("product_id")) for line in lines if isinstance(line, _MAPPING)])
 
 
-def _unknown_counts(lines: Sequence[tuple[str, ...] | None], products: set[str]) -> list[float]:
-    """For each item's line product ids (``line_products``), how many ``products`` lacks."""
-    return [0.0 if not named or products.issuperset(named)
-            else float(sum(product not in products for product in named)) for named in lines]
-
-
 class ChunkLines:
     """The product ids a chunk's order lines name, as text (``line_products``): read once,
     for the look-up of the products the ledger knows (``gate.KnownProducts``) and for the
@@ -151,7 +145,9 @@ class ChunkLines:
         """How many of each item's lines name a product not in ``products``."""
         if products.issuperset(self.named):
             return [0.0] * len(self)
-        return _unknown_counts(self.per_item, products)
+        return [0.0 if not ids or products.issuperset(ids)
+                else float(sum(product not in products for product in ids))
+                for ids in self.per_item]
 
 
 #: what a suite reads of an item, taken where the item is made (``suite_row``)
@@ -294,9 +290,10 @@ def typed_frame(suite: Suite, keys: list[str], values: Mapping[str, list[Any]]) 
     one step."""
     import pandas as pd
 
+    # a row per key even without columns; the keys set after, as given to the constructor
+    # the typed Series (on a RangeIndex) would be aligned to them
     frame = pd.DataFrame({column: typed(kind_of(suite, column), found)
-                          for column, found in values.items()})
-    # set after the columns: given to the constructor, the typed Series would be aligned to it
+                          for column, found in values.items()}, index=pd.RangeIndex(len(keys)))
     frame.index = pd.Index(keys, name="_key", dtype=object)
     return frame
 

@@ -55,9 +55,18 @@ def serve_app(app: Callable[[], ASGIApp], host: str, port: int, banner: Callable
     uvicorn.Server(config).run(sockets=[sock])
 
 
+#: how long a server keeps an idle connection open (uvicorn's default: 5 s). A client must
+#: always give up an idle connection before the server does: otherwise, when both wait about
+#: as long, a request the client sends on its idle connection can cross the server closing
+#: it, and the client sees the connection reset (httpx: ``ReadError``) with no answer. httpx,
+#: which every client here uses, keeps one 5 s; public APIs' servers keep them 60-75 s.
+KEEP_ALIVE_SECONDS = 75
+
+
 def _config(app: ASGIApp, **options: Any) -> uvicorn.Config:
     """How every server of the sandbox runs, in its own process or in a thread."""
     return uvicorn.Config(app, log_level="warning", access_log=False,
+                          timeout_keep_alive=KEEP_ALIVE_SECONDS,
                           timeout_graceful_shutdown=5, **options)
 
 

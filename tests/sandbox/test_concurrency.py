@@ -7,9 +7,11 @@ import asyncio
 import inspect
 from collections import Counter
 
+import httpx
 import pytest
 from fastapi.dependencies.models import Dependant
 
+from sandbox.serving import Served
 from tests.sandbox.load import BATCH, hammer, stored_ids
 from tests.sandbox.routes import api_routes
 
@@ -36,6 +38,18 @@ def test_concurrent_writes_are_each_stored_once_with_no_error_or_drop(start, tmp
     stats = client.get(running.root + "/_sandbox/stats").json()["data"]
     assert stats["pending"] == 0
     assert stats["stored"]["orders"] == stats["writes"]["orders"]["accepted"] == len(seen.accepted)
+
+
+def test_a_client_gives_up_an_idle_connection_before_the_sandbox_closes_it(start):
+    """Were both to wait about as long, a request sent on an idle connection could cross the
+    server closing it, and the client would see the connection reset with no answer (the
+    hammer above saw one ``ReadError`` so on a busy machine, with uvicorn's 5 s)."""
+    running = start()
+    assert isinstance(running.process, Served)
+
+    kept = running.process.server.config.timeout_keep_alive
+
+    assert kept >= 10 * httpx.Limits().keepalive_expiry
 
 
 def _plain_defs(dependant: Dependant, where: str) -> list[str]:

@@ -50,14 +50,10 @@ def findings(report: Any) -> dict[str, set[str]]:
 
 @pytest.fixture
 def fresh_verdicts() -> Iterator[None]:
-    """Every compiled suite forgets its verdicts, before and after the test."""
-    def forget() -> None:
-        for compiled in check_module._compiled.values():
-            if compiled is not None:
-                compiled.verdicts.clear()
-    forget()
+    """Every rule forgets the values it judged, before and after the test."""
+    check_module.forget_verdicts()
     yield
-    forget()
+    check_module.forget_verdicts()
 
 
 TEXTS = st.sampled_from(["en", "fr-FR", "xx", "", "EUR", "EUE", "ada@example.com",
@@ -137,6 +133,43 @@ def test_a_value_judged_once_is_not_given_to_gx_again(
     assert judged == [["en", "fr", "xx"], ["de"]]
     assert first.failures == {"a2": ["expect_column_values_to_match_regex(lang)"]}
     assert second.failures == {"b1": ["expect_column_values_to_match_regex(lang)"]}
+
+
+def test_a_value_one_suite_judged_is_not_given_to_gx_again_by_a_rule_deciding_alike(
+        fresh_verdicts: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Customers come before their orders: the orders' ``customer.email`` rule finds the
+    emails the customers' ``email`` rule judged, the languages too; a carts' optional
+    email is a column of another kind, judged apart."""
+    judged: list[tuple[str, list[Any]]] = []
+    judge = check_module._judge_values
+
+    def spy(compiled: Any, name: str, column: str, values: list[Any]) -> Any:
+        judged.append((f"{compiled.suite.resource}.{column}", sorted(map(str, values))))
+        return judge(compiled, name, column, values)
+
+    monkeypatch.setattr(check_module, "_judge_values", spy)
+    emails = ["ada@example.com", "bo@example..com"]
+    customers = valid("customers", 2)
+    for customer, email in zip(customers, emails, strict=True):
+        customer.update(email=email, lang="en")
+    orders = [order(i, "en", "EUR", email, 101) for i, email in enumerate(emails)]
+    (cart,) = valid("carts", 1)
+    cart["email"] = emails[0]
+
+    first = check_items("customers", [(f"c{i}", c) for i, c in enumerate(customers)],
+                        after_models=True)
+    judged_by_customers = len(judged)
+    second = check_items("orders", [(f"o{i}", o) for i, o in enumerate(orders)], known=KNOWN,
+                         after_models=True)
+    third = check_items("carts", [("k0", cart)], known=KNOWN, after_models=True)
+
+    assert ("customers.email", emails) in judged[:judged_by_customers]
+    assert [column for column, _ in judged[judged_by_customers:]] == [
+        "orders.currency", "orders.unknown_product_lines", "carts.email"]
+    email_rule = "expect_column_values_to_match_regex({})"
+    assert first.failures == {"c1": [email_rule.format("email")]}
+    assert second.failures == {"o1": [email_rule.format("customer.email")]}
+    assert third.failures == {}
 
 
 def test_past_its_capacity_a_rule_still_judges_new_values() -> None:

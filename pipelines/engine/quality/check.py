@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pipelines.engine.collector import freeze_held
 from pipelines.engine.quality.frame import ChunkLines, Row, column_values, kind_of, typed_frame
 from pipelines.engine.quality.plan import Finding, Format, Plan
+from pipelines.engine.quality.suites import Kind as ColumnKind
 from pipelines.engine.quality.suites import (
     Rule,
     Suite,
@@ -96,12 +97,19 @@ class _Compiled:
     rules: dict[str, Rule]
     #: the rules the last batch broke: the next batch likely breaks them too
     failing: set[str] = field(default_factory=set)
-    #: what each row-local rule said of the values it judged, by rule name
+    #: what each rule decided by value said of the values it judged, by rule name: shared
+    #: with the rules of other suites that decide alike (``_verdicts``)
     verdicts: dict[str, Verdicts] = field(default_factory=dict)
 
 
 _lock = threading.Lock()
 _compiled: dict[tuple[str, bool], _Compiled | None] = {}
+#: the verdicts of the rules decided by value, one store per way of deciding: GX's
+#: configuration of the rule without its column, and the kind of that column. The
+#: customers' ``email`` and the orders' ``customer.email`` share one (a sync judges a shop's
+#: customers before their orders, which then find their emails judged), and every suite's
+#: language and currency rules one each
+_verdicts: dict[tuple[str, ColumnKind, str], Verdicts] = {}
 #: the thread ``prepare`` started last (None: none yet)
 _preparing: threading.Thread | None = None
 #: (wall, CPU seconds) of each ``prepare`` thread that ended: the import, then the plans
@@ -183,7 +191,25 @@ def _build(resource: str, after_models: bool) -> _Compiled | None:
     name = f"{resource}.{'after_models' if after_models else 'all'}"
     plan = Plan(name, {r.name: r.expectation for r in rules.values()})
     columns = frozenset(c for r in rules.values() for c in r.columns)
-    return _Compiled(suite, columns, plan, rules)
+    verdicts = {name: _verdicts_of(rule, kind_of(suite, rule.columns[0]))
+                for name, rule in rules.items() if rule.by_value}
+    return _Compiled(suite, columns, plan, rules, verdicts=verdicts)
+
+
+def _verdicts_of(rule: Rule, kind: ColumnKind) -> Verdicts:
+    """The verdicts ``rule`` keeps, shared with every rule deciding as it does
+    (``_verdicts``): the same GX expectation with the same arguments, on a column of the
+    same kind, says the same of a value whichever column holds it."""
+    arguments = {k: v for k, v in rule.expectation.configuration.kwargs.items() if k != "column"}
+    key = (rule.expectation.expectation_type, kind, repr(sorted(arguments.items())))
+    return _verdicts.setdefault(key, Verdicts())
+
+
+def forget_verdicts() -> None:
+    """Every rule forgets the values it judged: the next chunks are judged as a process's
+    first (tests and benches that compare first chunks)."""
+    for verdicts in _verdicts.values():
+        verdicts.passes.clear()
 
 
 def _validate(compiled: _Compiled, keys: list[str], values: Mapping[str, list[Any]],
@@ -199,7 +225,7 @@ def _validate(compiled: _Compiled, keys: list[str], values: Mapping[str, list[An
         finding = None
         if rule.by_value:
             (column,) = rule.columns
-            finding = compiled.verdicts.setdefault(name, Verdicts()).judge(
+            finding = compiled.verdicts[name].judge(
                 keys, values[column], kind_of(compiled.suite, column),
                 partial(_judge_values, compiled, name, column))
         if finding is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from pipelines.engine.gate import KnownProducts
 from pipelines.engine.mappings.base import MappedItem
 from pipelines.engine.quality.frame import ChunkLines, line_products
@@ -74,6 +76,21 @@ def test_each_item_counts_its_lines_naming_unknown_products() -> None:
     assert read.by_lang(["fr", "en", "en", "de", "fr"]) == {"fr": {"1", "2", "9"}, "en": {"1"}}
     assert read.by_lang(["fr"] * 5) == {"fr": {"1", "2", "9"}}
     assert ChunkLines.read([{"products": []}, {}]).by_lang(["en", "fr"]) == {}
+
+
+@pytest.mark.parametrize("odd", [[1, "1", None], [1, 1.0, True], ["1", [1]], [2**70, "x"]],
+                         ids=["plain", "equal-not-alike", "unhashable", "huge"])
+def test_ids_equal_as_values_count_as_the_text_they_make(odd: list[Any]) -> None:
+    """1, 1.0 and True are one value to a set, three texts to the rule: a chunk whose lines
+    hold any of them counts what its items count one by one."""
+    items = [order(str(n), p, 2).item for n, p in enumerate(odd)] + [order("z", 2).item]
+    known = {"1", "2"}
+
+    read, taken = ChunkLines.read(items), ChunkLines(taken=[line_products(i) for i in items])
+
+    assert read.unknown_counts(known) == taken.unknown_counts(known) == [
+        float(p not in known) for p in map(str, odd)] + [0.0]
+    assert read.named == taken.named == {*map(str, odd), "2"}
 
 
 def test_lines_products_are_their_ids_as_text_one_per_line() -> None:

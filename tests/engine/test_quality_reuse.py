@@ -190,9 +190,11 @@ def test_past_its_capacity_a_rule_still_judges_new_values() -> None:
 
 
 def test_pooled_warnings_find_the_same_items_a_few_chunks_at_a_time() -> None:
-    orders = valid("orders", 23)
-    late = {3, 11, 22}  # created after their update: a warning
-    taxed = {7, 12}  # less with tax than without: a warning
+    full = 2 * check_module.POOL_CHUNKS  # chunks of 2 rows fill the pool at this many
+    count = 2 * full + 3
+    orders = valid("orders", count)
+    late = {3, full + 1, count - 1}  # created after their update: a warning
+    taxed = {7, full + 2}  # less with tax than without: a warning
     for i, item in enumerate(orders):
         item["order_id"] = f"o{i}"
         if i in late:
@@ -200,9 +202,9 @@ def test_pooled_warnings_find_the_same_items_a_few_chunks_at_a_time() -> None:
         if i in taxed:
             item["amount_without_tax"] = item["amount"] + 1
     orders[5]["lang"] = "xx"  # blocking: held back with its own chunk
-    chunks = [[(f"k{i}", orders[i]) for i in range(start, min(start + 2, 23))]
-              for start in range(0, 23, 2)]
-    pool = Pool(chunk_items=2)  # judged every 10 rows
+    chunks = [[(f"k{i}", orders[i]) for i in range(start, min(start + 2, count))]
+              for start in range(0, count, 2)]
+    pool = Pool(chunk_items=2)  # judged every ``full`` rows
     reports = [check_items("orders", chunk, known=KNOWN, after_models=True, pool=pool)
                for chunk in chunks]
     drained = pool.drain()
@@ -211,10 +213,10 @@ def test_pooled_warnings_find_the_same_items_a_few_chunks_at_a_time() -> None:
     assert [r.failures for r in reports] == [r.failures for r in alone]
     assert {"k5"} == {key for r in reports for key in r.failures}
     pooled = [r for r in reports if any("pair" in x["name"] for x in r.results)]
-    assert len(pooled) == 2 and len(drained) == 1  # at rows 10 and 20, then the last 3
+    assert len(pooled) == 2 and len(drained) == 1  # when full, twice, then the last 3
     assert drained[0].rows == 0
     with_pool, without = summarize([*reports, *drained]), summarize(alone)
-    assert with_pool["rows"] == without["rows"] == 23
+    assert with_pool["rows"] == without["rows"] == count
     rules = {r["name"]: r for r in with_pool["rules"]}
     assert rules == {r["name"]: r for r in without["rules"]}
     updated = rules["expect_column_pair_values_a_to_be_greater_than_b(updated_at, created_at)"]
@@ -250,10 +252,10 @@ def test_rows_a_pool_cannot_judge_show_as_its_rules_errors(
         return framed(suite, keys, values)
 
     monkeypatch.setattr(check_module, "typed_frame", broken)
-    orders = valid("orders", 5)
+    orders = valid("orders", check_module.POOL_CHUNKS)
     for i, item in enumerate(orders):
         item["order_id"] = f"o{i}"
-    pool = Pool(chunk_items=1)  # full at five rows: this chunk fills it
+    pool = Pool(chunk_items=1)  # full at ``POOL_CHUNKS`` rows: this chunk fills it
 
     report = check_items("orders", [(f"k{i}", o) for i, o in enumerate(orders)],
                          known=KNOWN, after_models=True, pool=pool)

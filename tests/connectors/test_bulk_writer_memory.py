@@ -5,12 +5,43 @@ consumer, and stopping early cancels the batches in flight.
 from __future__ import annotations
 
 import asyncio
+import gc
+
+import httpx
 
 from connectors.marketing.client import MarketingClient
 from connectors.marketing.writer import BulkWriter
 from tests.connectors.writer_support import FAST, CountingItems, customer, sandbox_stats
 
 # bounded memory -----------------------------------------------------------------------------
+
+
+def test_a_batch_written_is_freed_once_answered_without_the_cycle_collector(sandbox, fresh_key):
+    """httpx binds an answer and its body stream to each other (a reference cycle), and the
+    answer holds its request: a batch's JSON. Freed only by the cyclic collector, which a
+    sync paces (``pipelines.engine.collector``), they outlived their batch: a sync's memory
+    grew with the batches it had written."""
+    key = fresh_key()
+
+    def messages() -> set[int]:
+        return {id(o) for o in gc.get_objects() if isinstance(o, httpx.Request | httpx.Response)}
+
+    async def write() -> set[int]:
+        async with MarketingClient(sandbox.base_url, key, retry=FAST) as client:
+            before = messages()
+            for batch in range(5):
+                await client.bulk_save("customers", [customer(f"{batch}-{i}") for i in range(20)])
+            return messages() - before
+
+    gc.collect()
+    gc.disable()
+    try:
+        left = asyncio.run(write())
+    finally:
+        gc.enable()
+
+    assert left == set()
+
 
 
 async def held_up(writer: BulkWriter, within: float = 30.0) -> None:

@@ -150,8 +150,8 @@ def after(compiled: Any) -> Callable[[Any], dict[str, Finding]]:
     return run
 
 
-def timed(run: Callable[[Any], dict[str, Finding]], chunks: list[Any], repeat: int,
-          compiled: Any) -> tuple[float, list[dict[str, list[str]]]]:
+def timed(run: Callable[[Any], dict[str, Finding]], chunks: list[Any], repeat: int
+          ) -> tuple[float, list[dict[str, list[str]]]]:
     """Best CPU seconds per chunk over ``repeat`` passes, and what each chunk found. Each
     pass starts with no verdicts kept: the chunks are a stream's first ones."""
     best, found = math.inf, []
@@ -194,8 +194,8 @@ def main() -> None:
                       for start in range(0, len(items), size)][:args.chunks]
             frames = [item_frame(compiled.suite, chunk, KNOWN, compiled.columns)
                       for chunk in chunks]
-            old, old_found = timed(Before(compiled), frames, args.repeat, compiled)
-            new, new_found = timed(after(compiled), chunks, args.repeat, compiled)
+            old, old_found = timed(Before(compiled), frames, args.repeat)
+            new, new_found = timed(after(compiled), chunks, args.repeat)
             assert new_found == old_found, f"{resource}: the two paths disagree"
             totals[size][0] += old
             totals[size][1] += new

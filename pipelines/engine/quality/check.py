@@ -20,8 +20,9 @@ That cost is per rule and batch more than per row, so:
 - each field a chunk's rules need is read once (``frame.column_values``), its order lines
   once as a whole (``frame.ChunkLines``);
 - a rule decided by one column's value (codes, emails, stock, lines to unknown products:
-  ``Rule.by_value``) has GX judge only the values it has not judged before, and the
-  chunk's failing items are found from the verdicts it keeps (``verdicts.py``);
+  ``Rule.by_value``) has GX judge only the values that neither it nor a rule deciding
+  alike in another suite has judged before (``_verdicts``), and the chunk's failing items
+  are found from the verdicts kept (``verdicts.py``);
 - a warning decided row by row (timestamps and amounts in order: ``Rule.pooled``) is
   judged over five chunks at once in a sync (``Pool``): it holds nothing back, so no chunk
   waits for it;

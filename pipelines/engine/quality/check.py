@@ -50,11 +50,7 @@ from pipelines.engine.collector import freeze_held
 from pipelines.engine.quality.frame import ChunkLines, Row, column_values, kind_of, typed_frame
 from pipelines.engine.quality.plan import Finding, Format, Plan
 from pipelines.engine.quality.suites import Kind as ColumnKind
-from pipelines.engine.quality.suites import (
-    Rule,
-    Suite,
-    rules_for,
-)
+from pipelines.engine.quality.suites import Rule, Suite, rules_for
 from pipelines.engine.quality.verdicts import Verdicts
 
 if TYPE_CHECKING:

@@ -145,7 +145,8 @@ def after(compiled: Any) -> Callable[[Any], dict[str, Finding]]:
     """The engine's path on a chunk of items: its columns read once, rules decided by
     value judged on the values they have not judged yet, the others on the chunk's frame."""
     def run(chunk: Any) -> dict[str, Finding]:
-        values = column_values(compiled.suite, chunk, compiled.columns, KNOWN)
+        values = column_values(compiled.suite, [item for _, item in chunk], compiled.columns,
+                               KNOWN)
         return check._validate(compiled, [key for key, _ in chunk], values, compiled.rules)
     return run
 

@@ -18,11 +18,12 @@ from connectors.marketing.resources import SYNC_RESOURCES
 from pipelines.engine.diff import content_hash
 from pipelines.engine.limits import item_bounds, ledger_safe
 from pipelines.engine.mappings.base import Item, MappedItem
-from pipelines.engine.quality import Held, HeldTally, Pool, check_items
+from pipelines.engine.quality import Held, HeldTally, Pool, check_chunk, check_items
 from pipelines.engine.quality import held as holds
 from pipelines.engine.quality.frame import (
     ChunkLines,
     Row,
+    has_lines,
     row_lines,
     row_values,
     suite_row,
@@ -187,24 +188,29 @@ def check_quality(
     warnings judged row by row gather (``quality.Pool``)."""
     if not items:
         return items
-    taken = [m.suite_row for m in items
-             if isinstance(m, PrecheckedItem) and m.suite_row is not None]
-    # read here when the items were not prechecked (or not all of them)
-    rows = taken if len(taken) == len(items) else None
-    # read once, for the look-up and the suite
+    rows = _rows_taken(items)
+    keys = [m.key for m in items]
+    # each field read once, for the look-up and the suite: an item is read in a pass per
+    # field, and a pass over a chunk's items costs a cache miss each
+    read: dict[str, list[Any]] = {}
+    chunk: list[Mapping[str, Any]]
     if rows is None:
-        lines, langs = ChunkLines.read(m.item for m in items), None
+        chunk = [m.item for m in items]
+        lines, langs = (ChunkLines.read(chunk), [item.get("lang") for item in chunk]
+                        ) if has_lines(resource) else (None, None)
+        if langs is not None:
+            read["lang"] = langs
     else:
-        lines = row_lines(resource, rows) or ChunkLines(taken=[None] * len(items))
+        # the suite reads the rows taken where the items were read, none of the items: one
+        # that came as its JSON is not decoded for it
+        chunk = [_UNREAD] * len(items)
+        lines = row_lines(resource, rows)
         langs = row_values(resource, rows, "lang")
-    known = known_products(items, lines, langs)
+    known = known_products(items, lines, langs) if lines is not None else None
     failures: dict[str, list[str]] = {}
     try:
-        # with the rows taken where the items were read, the suite reads none of the items:
-        # one that came as its JSON is not decoded for it
-        quality = check_items(resource, [(m.key, m.item if rows is None else _UNREAD)
-                                         for m in items], known=known,
-                              after_models=True, pool=pool, lines=lines, rows=rows)
+        quality = check_chunk(resource, keys, chunk, known=known, after_models=True,
+                              pool=pool, lines=lines, rows=rows, read=read)
         report.quality.setdefault(resource, []).append(quality)
         failures = {key: quality.reasons(key) for key in quality.failures}
     except Exception:  # noqa: BLE001 - one odd item must not fail the chunk: find it
@@ -233,6 +239,17 @@ def check_quality(
         else:
             kept.append(mapped)
     return kept
+
+
+def _rows_taken(items: list[MappedItem]) -> list[Row] | None:
+    """The items' suite rows, when their read process took every one (None: the suite reads
+    the items)."""
+    first = items[0]
+    if not isinstance(first, PrecheckedItem) or first.suite_row is None:
+        return None  # mapped in the run: not one was prechecked
+    taken = [m.suite_row for m in items
+             if isinstance(m, PrecheckedItem) and m.suite_row is not None]
+    return taken if len(taken) == len(items) else None
 
 
 class KnownProducts:

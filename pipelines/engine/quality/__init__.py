@@ -10,11 +10,12 @@ from pipelines.engine.quality.check import (
     KINDS,
     Pool,
     QualityReport,
+    check_chunk,
     check_items,
     rules_markdown,
     summarize,
 )
 from pipelines.engine.quality.held import Held, HeldTally
 
-__all__ = ["KINDS", "Held", "HeldTally", "Pool", "QualityReport", "check_items",
+__all__ = ["KINDS", "Held", "HeldTally", "Pool", "QualityReport", "check_chunk", "check_items",
            "rules_markdown", "summarize"]

@@ -347,21 +347,40 @@ def check_items(
     ``lines``: the items' lines (``frame.ChunkLines``), when the caller has read them already;
     ``rows``: the items' ``frame.suite_row``, when their read process took them.
     """
+    return check_chunk(resource, [key for key, _ in items], [item for _, item in items],
+                       known=known, after_models=after_models, pool=pool, lines=lines,
+                       rows=rows)
+
+
+def check_chunk(
+    resource: str,
+    keys: list[str],
+    items: Sequence[Mapping[str, Any]],
+    *,
+    known: Mapping[str, set[str]] | None = None,
+    after_models: bool = False,
+    pool: Pool | None = None,
+    lines: ChunkLines | None = None,
+    rows: Sequence[Row] | None = None,
+    read: Mapping[str, list[Any]] | None = None,
+) -> QualityReport:
+    """``check_items`` with the items' keys and fields apart, as the engine holds them: it
+    makes no pair per item (``gate.check_quality``). ``read``: top-level fields of the
+    items the caller has read already (``frame.column_values``)."""
     started = time.perf_counter()
-    compiled = _compile(resource, after_models) if items else None
+    compiled = _compile(resource, after_models) if keys else None
     if compiled is None:
-        return QualityReport(resource, len(items), {}, {}, [], time.perf_counter() - started)
+        return QualityReport(resource, len(keys), {}, {}, [], time.perf_counter() - started)
     runnable = [name for name, rule in compiled.rules.items()
                 if rule.needs is None or (known is not None and rule.needs in known)]
     pooled = [name for name in runnable if compiled.rules[name].pooled] if pool is not None else []
-    keys = [key for key, _ in items]
     values = column_values(compiled.suite, items, {
-        c for name in runnable for c in compiled.rules[name].columns}, known, lines, rows)
+        c for name in runnable for c in compiled.rules[name].columns}, known, lines, rows, read)
     found = _validate(compiled, keys, values, [n for n in runnable if n not in pooled])
     if pooled:
         assert pool is not None
         found.update(pool.add(resource, compiled, keys, values, pooled))
-    return _report(compiled, resource, len(items), found, {
+    return _report(compiled, resource, len(keys), found, {
         name: f"no known {compiled.rules[name].needs} given"
         for name in compiled.rules if name not in runnable}, time.perf_counter() - started,
         only=set(found) | set(compiled.rules) - set(pooled))

@@ -184,9 +184,15 @@ def suite_row(resource: str, item: Mapping[str, Any]) -> Row | None:
     return tuple(values)
 
 
+def has_lines(resource: str) -> bool:
+    """Whether the items of ``resource`` carry order lines its suite reads."""
+    shape = SHAPES.get(resource)
+    return shape is not None and shape.lines
+
+
 def row_lines(resource: str, rows: Sequence[Row]) -> ChunkLines | None:
     """The lines' product ids of ``rows`` (``suite_row``); None when its items have none."""
-    return ChunkLines(taken=[row[-1] for row in rows]) if SHAPES[resource].lines else None
+    return ChunkLines(taken=[row[-1] for row in rows]) if has_lines(resource) else None
 
 
 def row_values(resource: str, rows: Sequence[Row], column: str) -> list[Any] | None:
@@ -216,17 +222,19 @@ def _as_kind(kind: Kind, values: Sequence[Any]) -> list[Any]:
     return list(values)
 
 
-def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
+def column_values(suite: Suite, items: Sequence[Mapping[str, Any]],
                   columns: Collection[str], known: Mapping[str, set[str]] | None = None,
                   lines: ChunkLines | None = None,
-                  rows: Sequence[Row] | None = None) -> dict[str, list[Any]]:
+                  rows: Sequence[Row] | None = None,
+                  read: Mapping[str, list[Any]] | None = None) -> dict[str, list[Any]]:
     """``columns`` of each item as the suite reads them, before pandas types them
     (``typed``): ids with "" as None, text as ``str`` ("" when missing), numbers as floats
     or None, timestamps as their text (None when not text); ``AMOUNTS`` and
     ``UNKNOWN_PRODUCTS`` derived (the latter all None without ``known["products"]``).
     ``lines``: the items' lines (``ChunkLines``), when the caller has read them already;
     ``rows``: the items' ``suite_row``, when their read process took them (the items are
-    not read).
+    not read); ``read``: top-level fields of the items the caller has read already, as
+    ``item.get`` gives them.
 
     Each field wanted is read in a pass of its own over the items: a pass that read them
     all at once would make a list per item, and that costs more (2.4 against 1.4 µs an
@@ -242,12 +250,13 @@ def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
                                       taken[at[column]] if taken else [])
         lines = row_lines(suite.resource, rows)
     else:
-        fields = list(dict.fromkeys(c.split(".", 1)[0] for c in plain))
-        chunk = [item for _, item in items]
-        read = {f: [item.get(f) for item in chunk] for f in fields}
+        given = read or {}
+        fields = dict.fromkeys(c.split(".", 1)[0] for c in plain)
+        fields_read = {f: given[f] if f in given else [item.get(f) for item in items]
+                       for f in fields}
         for column in plain:
             first, *inner = column.split(".")
-            found: Sequence[Any] = read[first]
+            found: Sequence[Any] = fields_read[first]
             for part in inner:  # a level at a time: one pass a level, not a walk an item
                 found = [v.get(part) if isinstance(v, _MAPPING) else None for v in found]
             values[column] = _as_kind(suite.shape.columns[column], found)
@@ -255,14 +264,14 @@ def column_values(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
         prefix = f"{LINES}[]."
         direct = [f for f in suite.shape.amounts if not f.startswith(prefix)]
         line_fields = [f.removeprefix(prefix) for f in suite.shape.amounts if f.startswith(prefix)]
-        values[AMOUNTS] = [_amounts_min(item, direct, line_fields) for _, item in items]
+        values[AMOUNTS] = [_amounts_min(item, direct, line_fields) for item in items]
     if UNKNOWN_PRODUCTS in columns and suite.shape.lines:
         products = None if known is None else known.get("products")
         if products is None:
             values[UNKNOWN_PRODUCTS] = [None] * len(items)
         else:
             if lines is None:
-                lines = ChunkLines.read(item for _, item in items)
+                lines = ChunkLines.read(items)
             values[UNKNOWN_PRODUCTS] = lines.unknown_counts(products)
     return values
 
@@ -305,7 +314,7 @@ def item_frame(suite: Suite, items: Sequence[tuple[str, Mapping[str, Any]]],
     suite's when None)."""
     wanted = set(suite.shape.columns) | {AMOUNTS, UNKNOWN_PRODUCTS} if columns is None else columns
     return typed_frame(suite, [key for key, _ in items],
-                       column_values(suite, items, wanted, known))
+                       column_values(suite, [item for _, item in items], wanted, known))
 
 
 def _timestamps(texts: pd.Series) -> pd.Series:

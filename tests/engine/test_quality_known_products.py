@@ -7,10 +7,13 @@ from typing import Any
 
 import pytest
 
-from pipelines.engine.gate import KnownProducts
+from connectors.marketing.samples import sample_item
+from pipelines.engine.gate import KnownProducts, check_quality
 from pipelines.engine.mappings.base import MappedItem
+from pipelines.engine.quality import HeldTally
 from pipelines.engine.quality.frame import ChunkLines, line_products
-from pipelines.engine.state import ItemStatus, StateStore
+from pipelines.engine.state import ItemStatus, Outcome, StateStore
+from pipelines.engine.stream_report import StreamReport
 from tests.engine.state_support import S, outcome
 
 
@@ -61,6 +64,29 @@ def test_a_chunk_in_one_language_finds_what_its_items_find_one_by_one(store: Sta
     for item in chunk:
         assert (KnownProducts(store, S, "en")([item]) or {"products": set()})["products"] \
             <= found["products"]
+
+
+def test_the_gate_looks_up_and_judges_each_items_language_as_the_item_holds_it() -> None:
+    """The gate reads a chunk's languages once, for the products' look-up and for the
+    suite: what one reads, the other judges."""
+    orders = [MappedItem("orders", str(n), {**sample_item("orders"), "order_id": str(n),
+                                            "lang": lang}, str(n))
+              for n, lang in enumerate(["en", "fr", "english", "en"])]
+    asked: list[list[str | None]] = []
+
+    def known(items: list[MappedItem], lines: ChunkLines,
+              langs: list[str | None] | None) -> dict[str, set[str]]:
+        asked.append(list(langs or []))
+        return {"products": set(lines.named)}
+
+    held: list[Outcome] = []
+    kept = check_quality("orders", orders, {m.key: m.key for m in orders}, held,
+                         StreamReport("shop", "orders"), HeldTally("orders"), known)
+
+    assert asked == [["en", "fr", "english", "en"]]
+    assert [m.key for m in kept] == ["0", "1", "3"]
+    assert [o.key for o in held] == ["2"]
+    assert any("match_regex(lang)" in reason for reason in held[0].errors)
 
 
 def test_each_item_counts_its_lines_naming_unknown_products() -> None:

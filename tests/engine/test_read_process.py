@@ -22,6 +22,7 @@ from connectors.marketing.samples import sample_item
 from connectors.sources.base import Position
 from pipelines.engine.gate import (
     EncodedItem,
+    KnownProducts,
     PrecheckedItem,
     check_quality,
     hash_of,
@@ -34,7 +35,7 @@ from pipelines.engine.plan import ReadKind, ReadPlan
 from pipelines.engine.quality.held import HeldTally
 from pipelines.engine.read_process import READ_STAGES, ReadProcess, ReadSpec
 from pipelines.engine.stages import StageTimer
-from pipelines.engine.state import Outcome
+from pipelines.engine.state import ItemStatus, Outcome, StateStore
 from pipelines.engine.stream_report import StreamReport
 from sandbox.shops.files.config import connection as files_connection
 from tests.engine.drivers.base import ROUTES, Driver
@@ -42,6 +43,7 @@ from tests.engine.drivers.files import Files
 from tests.engine.drivers.sql import Sql
 from tests.engine.drivers.woocommerce import make_setup as woo_setup
 from tests.engine.drivers.woocommerce import start_shop
+from tests.engine.state_support import S, outcome
 from tests.engine.support import EngineSetup, MakeSetup, assert_stored_as_mapped
 from tests.engine.test_sync_every_platform import DRIVERS
 from tests.support import eventually
@@ -281,6 +283,31 @@ def test_items_prechecked_where_they_are_read_are_judged_as_the_run_judges_them(
     assert [m.item for m in kept] == [m.item for m in items[1:4]]
     # what cannot be prechecked there reaches the run as it was mapped
     assert type((back[0].items or [])[4]) is MappedItem
+
+
+def test_lines_are_looked_up_from_what_the_read_process_took(store: StateStore) -> None:
+    """Carts name products and have no language of their own: the look-up of their
+    products reads the rows the read process took, so no cart is decoded for it either."""
+    when = datetime(2024, 5, 1, tzinfo=UTC)
+    carts = [sample_item("carts", cart_id=f"k{i}") for i in range(10)]
+    store.record(S, "products", [outcome(f"{line['product_id']}|en", ItemStatus.ACCEPTED)
+                                 for line in carts[0]["products"]])
+    page = [Mapped(Position(when, c["cart_id"]),
+                   [MappedItem("carts", c["cart_id"], c, c["cart_id"], when)]) for c in carts]
+    items = [m for mapped in unpack(pickle.loads(pickle.dumps(pack(page))))
+             for m in mapped.items or []]
+    assert all(isinstance(m, EncodedItem) for m in items)
+    report = StreamReport("shop", "carts")
+
+    kept = check_quality("carts", items, {m.key: m.content_hash for m in items}, [], report,
+                         HeldTally("carts"), KnownProducts(store, S, "en"))
+
+    assert [m.key for m in kept] == [c["cart_id"] for c in carts]
+    assert not any("_decoded" in vars(m) for m in items)
+    # the lines' products were found known: the rule ran, and no line names an unknown one
+    ran = [r for q in report.quality["carts"] for r in q.results
+           if "unknown_product_lines" in r["name"]]
+    assert ran and all(r["success"] for r in ran)
 
 
 def test_items_that_came_as_their_json_are_checked_by_the_suite_without_being_decoded(

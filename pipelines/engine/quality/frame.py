@@ -155,18 +155,28 @@ Row = tuple[Any, ...]
 
 
 @cache
+def _row_columns(resource: str) -> tuple[str, ...]:
+    """What ``suite_row`` takes of an item of ``resource`` before its lines: the shape's
+    columns, then the item's language when its items have lines and the shape reads none
+    (carts): the look-up of the products they name reads it (``gate.KnownProducts``)."""
+    shape = SHAPES[resource]
+    extra = ("lang",) if shape.lines and "lang" not in shape.columns else ()
+    return (*shape.columns, *extra)
+
+
+@cache
 def _row_paths(resource: str) -> tuple[tuple[tuple[str, ...], ...], bool] | None:
-    """The shape's columns of ``resource`` as key paths, and whether its items have lines."""
+    """``_row_columns`` of ``resource`` as key paths, and whether its items have lines."""
     shape = SHAPES.get(resource)
     if shape is None:
         return None
-    return tuple(tuple(column.split(".")) for column in shape.columns), shape.lines
+    return tuple(tuple(column.split(".")) for column in _row_columns(resource)), shape.lines
 
 
 def suite_row(resource: str, item: Mapping[str, Any]) -> Row | None:
-    """What the suite of ``resource`` reads of ``item``: the value at each column of its
-    shape, in order, then its lines' product ids (``line_products``) when its items have
-    lines; None for a resource without a suite. A read process takes it beside the item's
+    """What the suite of ``resource`` reads of ``item``: the value at each of its
+    ``_row_columns``, in order, then its lines' product ids (``line_products``) when its
+    items have lines; None for a resource without a suite. A read process takes it beside the item's
     hash, while the item is still in the processor's caches: read in the run, a chunk's
     items cost a cache miss each (``column_values``)."""
     shape = _row_paths(resource)
@@ -196,8 +206,8 @@ def row_lines(resource: str, rows: Sequence[Row]) -> ChunkLines | None:
 
 
 def row_values(resource: str, rows: Sequence[Row], column: str) -> list[Any] | None:
-    """``column`` of ``rows`` (``suite_row``), as taken; None when its shape has none."""
-    columns = list(SHAPES[resource].columns)
+    """``column`` of ``rows`` (``suite_row``), as taken; None when they hold none."""
+    columns = _row_columns(resource)
     if column not in columns:
         return None
     at = columns.index(column)

@@ -8,11 +8,13 @@ on — the rest of the waiting stream, then the streams after it, in the run's o
 the suite is planned or ``limit`` records are held. A stream's sync then takes its pages from
 here first.
 
-Streams are read in the order the run syncs them and each to its end before the next is
-opened, as without reading ahead: a connector sees the same reads, only sooner. (A read
-process opens the next stream once the first page of the one it sends is out:
-``read_process.OpenedAhead``.) A stream's
-read plan is fixed when it is opened (here, or when its sync starts).
+Streams are read in the order the run syncs them, each to its end before more than the
+first page of the next is read: a connector sees the same reads, only sooner. That first
+page is asked for once the stream before has its own (``ReadAhead.open_after``; a read
+process does the same, ``read_process.OpenedAhead``): a drop folder's waits for its whole
+file, parsed and put in key order, which is then parsed beside the stream before rather
+than after it. A stream's read plan is fixed when it is opened (here, or when its sync
+starts).
 
 Within a stream, each page's successor is asked for as the page is handed over
 (``prefetched``): the shop's answer is waited for while the sync works on the page before it.
@@ -66,6 +68,16 @@ class Reading(Generic[R]):
     ended: bool = False
     #: seconds spent reading it while another stream waited: its own time, not theirs
     early: float = 0.0
+    #: its first page, asked for while the stream before it is synced (``open``)
+    first: asyncio.Future[list[R] | None] | None = None
+
+    def open(self) -> None:
+        """Ask for its first page now, unless it is being read already: the page is read
+        beside the stream the run syncs (a drop folder's waits for its whole file, parsed
+        and put in key order), and waits, held, until this stream's sync takes it."""
+        if self.pages is None and not self.ended:
+            self.pages = prefetched(self.start())
+            self.first = asyncio.ensure_future(anext(self.pages, None))
 
     async def read(self) -> list[R] | None:
         """The next page from the shop (None: there is no more)."""
@@ -73,9 +85,29 @@ class Reading(Generic[R]):
             return None
         if self.pages is None:
             self.pages = prefetched(self.start())
-        page = await anext(self.pages, None)
+        if self.first is not None:
+            first, self.first = self.first, None
+            page = await first
+        else:
+            page = await anext(self.pages, None)
         self.ended = page is None
         return page
+
+    async def aclose(self) -> None:
+        """Stop it where it is (the run failed, or stopped, before reading it all)."""
+        if self.ended:
+            return
+        self.ended = True
+        if self.first is not None:
+            first, self.first = self.first, None
+            if not first.done():
+                first.cancel()
+                await asyncio.wait([first])
+            if not first.cancelled():
+                first.exception()  # seen: what stops the run is said by the run
+        aclose = getattr(self.pages, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
     async def next(self) -> list[R] | None:
         """The stream's next page: held, else read (None: there is no more)."""
@@ -154,10 +186,14 @@ class ReadAhead(Generic[R]):
             return True
         return False
 
+    def open_after(self, stream: str) -> None:
+        """Ask for the first page of the stream the run syncs after ``stream`` now
+        (``Reading.open``): at most one stream ahead of the sync."""
+        following = self.following(stream)
+        if following is not None:
+            self.reading(following[0]).open()
+
     async def aclose(self) -> None:
         """Stop what is still open (a run that failed, or stopped, before reading it all)."""
         for reading in self._readings.values():
-            aclose = getattr(reading.pages, "aclose", None)
-            if aclose is not None and not reading.ended:
-                reading.ended = True
-                await aclose()
+            await reading.aclose()

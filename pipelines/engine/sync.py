@@ -188,10 +188,15 @@ class StreamSync:
         newest: Position | None = None
         seen: set[str] | None = set() if plan.finds_deletions else None
         self._pool = Pool(self.chunk_items)
+        # a read process opens the next stream itself (``read_process.OpenedAhead``)
+        opens_next = self._ahead if self.read_process is None else None
         try:
             while True:
                 with stage(self.stages, "read"):
                     page = await reading.next()
+                    if opens_next is not None:  # the next stream's first page, read beside
+                        opens_next.open_after(stream)
+                        opens_next = None
                 if page is None:
                     break
                 with stage(self.stages, "map"):

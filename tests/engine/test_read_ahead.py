@@ -1,7 +1,8 @@
 """A run's read-ahead (``engine/read_ahead.py``): while a stream waits for its quality suite
 it reads the rest of that stream, then the next ones in the run's order — each to its end
 before the next is opened, up to its limit — and a stream's sync takes those pages first.
-The stage timer adds up what each stage took."""
+The next stream's first page is read beside the stream before. The stage timer adds up what
+each stage took."""
 
 from __future__ import annotations
 
@@ -33,13 +34,17 @@ class Shop:
         self.pages = pages
         self.size = size
         self.asked: list[str] = []  # "stream:page", and "stream:opened"
+        self.closed: list[str] = []  # the streams whose reads were closed
 
     async def read(self, stream: str) -> AsyncIterator[list[RawRecord]]:
         self.asked.append(f"{stream}:opened")
-        for n in range(self.pages[stream]):
-            self.asked.append(f"{stream}:{n}")
-            await asyncio.sleep(0)
-            yield [{"id": f"{stream}-{n}-{i}"} for i in range(self.size)]
+        try:
+            for n in range(self.pages[stream]):
+                self.asked.append(f"{stream}:{n}")
+                await asyncio.sleep(0)
+                yield [{"id": f"{stream}-{n}-{i}"} for i in range(self.size)]
+        finally:
+            self.closed.append(stream)
 
     def reading(self, stream: str) -> Reading:
         return Reading(stream, PLAN, lambda: self.read(stream))
@@ -103,6 +108,80 @@ def test_what_was_opened_and_not_read_to_its_end_is_closed() -> None:
     orders = asyncio.run(run())
     # opened, pages 0 and 1, page 2 asked for ahead of its use, then closed
     assert orders.ended and len(shop.asked) == 4
+
+
+async def _turns(n: int = 50) -> None:
+    for _ in range(n):
+        await asyncio.sleep(0)
+
+
+def test_the_next_streams_first_page_is_read_beside_the_stream_before() -> None:
+    """A drop folder's first page waits for its whole file: asked for once the stream
+    before has its first page, it is read while that stream is synced, and no further."""
+    shop = Shop({"customers": 3, "orders": 4})
+    ahead = ReadAhead(["customers", "orders"], shop.reading, limit=100)
+
+    async def run() -> list[str]:
+        customers = ahead.reading("customers")
+        ids = [r["id"] for r in await customers.next() or []]
+        ahead.open_after("customers")
+        await _turns()
+        # the orders' first page is in, and the one after it asked for: no more
+        assert shop.asked[-3:] == ["orders:opened", "orders:0", "orders:1"]
+        assert "customers:2" not in shop.asked
+        for stream in ("customers", "orders"):
+            reading = ahead.reading(stream)
+            while (page := await reading.next()) is not None:
+                ids += [r["id"] for r in page]
+        await ahead.aclose()
+        return ids
+
+    ids = asyncio.run(run())
+    assert ids == [f"{s}-{n}-{i}" for s, pages in (("customers", 3), ("orders", 4))
+                   for n in range(pages) for i in range(2)], "in order, once each"
+    assert shop.asked.count("orders:opened") == 1 and shop.closed == ["customers", "orders"]
+
+
+def test_a_next_stream_opened_and_never_reached_is_closed_with_the_run() -> None:
+    shop = Shop({"customers": 2, "orders": 10})
+    ahead = ReadAhead(["customers", "orders"], shop.reading, limit=100)
+
+    async def run() -> None:
+        await ahead.reading("customers").next()
+        ahead.open_after("customers")
+        ahead.open_after("orders")  # the last stream: none after it
+        await _turns()
+        await ahead.aclose()  # the run stopped in the customers stream
+
+    asyncio.run(run())
+    assert "orders:2" not in shop.asked
+    assert sorted(shop.closed) == ["customers", "orders"]
+    assert ahead.reading("orders").ended
+
+
+def test_a_next_streams_read_that_fails_is_said_when_the_run_reaches_it() -> None:
+    async def failing() -> AsyncIterator[list[RawRecord]]:
+        raise RuntimeError("the orders file cannot be read")
+        yield []  # pragma: no cover - an async generator
+
+    shop = Shop({"customers": 2})
+    readings = {"customers": shop.reading("customers"),
+                "orders": Reading("orders", PLAN, failing)}
+    ahead = ReadAhead(["customers", "orders"], lambda s: readings[s], limit=100)
+
+    async def run() -> list[str]:
+        customers = ahead.reading("customers")
+        ids = []
+        while (page := await customers.next()) is not None:
+            ahead.open_after("customers")
+            ids += [r["id"] for r in page]
+        with pytest.raises(RuntimeError, match="the orders file cannot be read"):
+            await ahead.reading("orders").next()
+        await ahead.aclose()
+        return ids
+
+    assert asyncio.run(run()) == ["customers-0-0", "customers-0-1", "customers-1-0",
+                                  "customers-1-1"]
 
 
 def test_what_a_run_reads_ahead_for_a_pending_suite_does_not_grow_with_its_chunks() -> None:

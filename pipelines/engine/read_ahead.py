@@ -27,7 +27,7 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pipelines.engine.plan import ReadPlan
 
@@ -100,11 +100,7 @@ class Reading(Generic[R]):
         self.ended = True
         if self.first is not None:
             first, self.first = self.first, None
-            if not first.done():
-                first.cancel()
-                await asyncio.wait([first])
-            if not first.cancelled():
-                first.exception()  # seen: what stops the run is said by the run
+            await unwanted(first)
         aclose = getattr(self.pages, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -112,6 +108,16 @@ class Reading(Generic[R]):
     async def next(self) -> list[R] | None:
         """The stream's next page: held, else read (None: there is no more)."""
         return self.held.popleft() if self.held else await self.read()
+
+
+async def unwanted(page: asyncio.Future[Any]) -> None:
+    """A page asked for and not wanted (the read stopped early): cancelled unless it is in,
+    and what it raised marked seen, as what stops the run is said by the run."""
+    if not page.done():
+        page.cancel()
+        await asyncio.wait([page])
+    if not page.cancelled():
+        page.exception()
 
 
 async def prefetched(pages: AsyncIterator[list[R]]) -> AsyncGenerator[list[R], None]:
@@ -125,11 +131,7 @@ async def prefetched(pages: AsyncIterator[list[R]]) -> AsyncGenerator[list[R], N
                 await asyncio.sleep(0)
             yield page
     finally:  # stopped early (the run failed or ended): the page asked for is not wanted
-        if not ahead.done():
-            ahead.cancel()
-            await asyncio.wait([ahead])
-        if not ahead.cancelled():
-            ahead.exception()  # seen: what stops the run is said by the run
+        await unwanted(ahead)
         aclose = getattr(pages, "aclose", None)
         if aclose is not None:
             await aclose()

@@ -45,7 +45,7 @@ from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapping_context,
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import Overrides
 from pipelines.engine.plan import ReadPlan
-from pipelines.engine.read_ahead import prefetched
+from pipelines.engine.read_ahead import prefetched, unwanted
 from pipelines.engine.stages import StageTimer
 
 #: what asks the process for a stream: its name, its plan, and the stream after it with its
@@ -272,11 +272,7 @@ class OpenedAhead:
     async def aclose(self) -> None:
         """Stop it where it is: the page asked for is not wanted (what it raised is the
         run's to say, when it asks for the stream)."""
-        if not self._first.done():
-            self._first.cancel()
-            await asyncio.wait([self._first])
-        if not self._first.cancelled():
-            self._first.exception()  # seen
+        await unwanted(self._first)
         await self._pages.aclose()
 
 

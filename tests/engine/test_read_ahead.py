@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -110,9 +110,13 @@ def test_what_was_opened_and_not_read_to_its_end_is_closed() -> None:
     assert orders.ended and len(shop.asked) == 4
 
 
-async def _turns(n: int = 50) -> None:
-    for _ in range(n):
+async def _until(condition: Callable[[], bool], turns: int = 1_000) -> None:
+    """Turns of the event loop until ``condition`` holds (a bound, not a pace)."""
+    for _ in range(turns):
+        if condition():
+            return
         await asyncio.sleep(0)
+    raise AssertionError(f"not so after {turns} turns of the event loop")
 
 
 def test_the_next_streams_first_page_is_read_beside_the_stream_before() -> None:
@@ -125,7 +129,7 @@ def test_the_next_streams_first_page_is_read_beside_the_stream_before() -> None:
         customers = ahead.reading("customers")
         ids = [r["id"] for r in await customers.next() or []]
         ahead.open_after("customers")
-        await _turns()
+        await _until(lambda: "orders:1" in shop.asked)
         # the orders' first page is in, and the one after it asked for: no more
         assert shop.asked[-3:] == ["orders:opened", "orders:0", "orders:1"]
         assert "customers:2" not in shop.asked
@@ -150,7 +154,7 @@ def test_a_next_stream_opened_and_never_reached_is_closed_with_the_run() -> None
         await ahead.reading("customers").next()
         ahead.open_after("customers")
         ahead.open_after("orders")  # the last stream: none after it
-        await _turns()
+        await _until(lambda: "orders:1" in shop.asked)
         await ahead.aclose()  # the run stopped in the customers stream
 
     asyncio.run(run())

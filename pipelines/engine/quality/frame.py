@@ -176,9 +176,9 @@ def _row_paths(resource: str) -> tuple[tuple[tuple[str, ...], ...], bool] | None
 def suite_row(resource: str, item: Mapping[str, Any]) -> Row | None:
     """What the suite of ``resource`` reads of ``item``: the value at each of its
     ``_row_columns``, in order, then its lines' product ids (``line_products``) when its
-    items have lines; None for a resource without a suite. A read process takes it beside the item's
-    hash, while the item is still in the processor's caches: read in the run, a chunk's
-    items cost a cache miss each (``column_values``)."""
+    items have lines; None for a resource without a suite. A read process takes it beside
+    the item's hash, while the item is still in the processor's caches: read in the run, a
+    chunk's items cost a cache miss each (``column_values``)."""
     shape = _row_paths(resource)
     if shape is None:
         return None

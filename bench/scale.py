@@ -15,7 +15,11 @@ leaves its shop to the next run), and lock or serialization errors in the run lo
 be 0).
 
     python bench/scale.py [--shops 50] [--orders 2000] [--executors in_process,celery]
-                          [--celery-workers 2] [--fault-rate 0.0]
+                          [--celery-workers 2] [--fault-rate 0.0] [--read-process]
+
+``--read-process`` has every shop read and map in a process of its own
+(``tuning.read_process``): what that costs or gains when many runs already share the cores.
+The read processes' peak memory is printed beside the workers'.
 """
 
 from __future__ import annotations
@@ -75,12 +79,13 @@ def fresh_schema(url: str, name: str) -> str:
 
 
 def shops_config(path: Path, base_url: str, shops: dict[str, RunningFakeShop],
-                 execution: dict[str, object] | None) -> None:
+                 execution: dict[str, object] | None, read_process: bool = False) -> None:
     sources = [{
         "name": name, "platform": "woocommerce",
         "connection": {"url": shop.root, "key_env": f"{name.upper()}_KEY",
                        "secret_env": f"{name.upper()}_SECRET"},
         "data_source": {"label": name}, "schedule": None, "lookback_seconds": 0,
+        **({"tuning": {"read_process": True}} if read_process else {}),
     } for name, shop in shops.items()]
     config: dict[str, object] = {
         "destination": {"base_url": base_url, "api_key_env": API_KEY_ENV},
@@ -123,6 +128,9 @@ class Outcome:
     workers: int
     peak_mib: float
     lock_errors: int
+    #: read processes seen (``--read-process``), and the highest peak among them (MiB)
+    read_processes: int = 0
+    read_peak_mib: float = 0.0
 
 
 def runs_of(executor: str, config: Path, sources: list[str]) -> list[Launch]:
@@ -157,7 +165,7 @@ def _one_executor(executor: str, args: argparse.Namespace, folder: Path, admin_u
     execution = None
     if executor == "celery":
         execution = {"executor": "celery", "broker_url_env": "SHOPSYNC_BENCH_BROKER"}
-    shops_config(config, sandbox_url, shops, execution)
+    shops_config(config, sandbox_url, shops, execution, args.read_process)
     pg = sa.make_url(dagster_url)
     env = {"SHOPSYNC_CONFIG": str(config), "SHOPSYNC_BENCH_STATE_URL": state_url,
            API_KEY_ENV: DEFAULT_KEY, "DAGSTER_PG_HOST": str(pg.host),
@@ -170,7 +178,8 @@ def _one_executor(executor: str, args: argparse.Namespace, folder: Path, admin_u
         env["SHOPSYNC_BENCH_BROKER"] = service("redis.sh")
     stack = DagsterStack(folder / f"home-{executor}", env, ROOT / "deploy" / "dagster.yaml")
     memory = PeakMemory({"run worker": re.compile(r"spawn_main|api execute_run"),
-                         "celery worker": re.compile(r"celery.*worker")})
+                         "celery worker": re.compile(r"celery.*worker"),
+                         "read process": re.compile(r"-m pipelines\.engine\.read_process")})
     memory.start()
     try:
         stack.start(celery_workers=args.celery_workers if executor == "celery" else 0)
@@ -197,7 +206,8 @@ def _one_executor(executor: str, args: argparse.Namespace, folder: Path, admin_u
     return Outcome(executor, alone_seconds, together_seconds, items_in(state_url, [alone]),
                    items_in(state_url, together), failed, sum(c.lost for c in checks),
                    sum(c.duplicated for c in checks), sum(c.held_back for c in checks),
-                   *memory.summary(workers), lock_errors(dagster_url, stack.home))
+                   *memory.summary(workers), lock_errors(dagster_url, stack.home),
+                   *memory.summary("read process"))
 
 
 def main() -> None:
@@ -207,6 +217,8 @@ def main() -> None:
     parser.add_argument("--executors", default="in_process,celery")
     parser.add_argument("--celery-workers", type=int, default=2)
     parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--read-process", action="store_true",
+                        help="every shop reads and maps in a process of its own")
     args = parser.parse_args()
     admin_url = os.environ.get("SHOPSYNC_BENCH_POSTGRES_URL") or service("postgres.sh")
     results: list[Outcome] = []
@@ -222,9 +234,10 @@ def main() -> None:
         finally:
             for shop in running:
                 shop.stop()
+    reading = ", each shop reading in a process of its own" if args.read_process else ""
     print(f"{args.shops} fake WooCommerce shops of {args.orders} orders synced at once into a"
           f" sandbox per executor (fault rate {args.fault_rate}), Dagster's queued run"
-          f" coordinator, state on PostgreSQL; {os.cpu_count()} CPUs, load average"
+          f" coordinator, state on PostgreSQL{reading}; {os.cpu_count()} CPUs, load average"
           f" {os.getloadavg()[0]:.1f} at the end")
     print(f"  {'executor':<11}{'1 shop s':>9}{'N shops s':>10}{'x 1 shop':>9}{'items/s 1':>10}"
           f"{'items/s N':>10}{'workers':>8}{'peak MiB':>9}{'lost':>6}{'dup':>5}{'held':>6}"
@@ -236,6 +249,10 @@ def main() -> None:
               f"{r.items_together / r.together_seconds:>10.0f}{r.workers:>8}{r.peak_mib:>9.0f}"
               f"{r.lost:>6}{r.duplicated:>5}{r.held_back:>6}{r.lock_errors:>6}"
               f"  {', '.join(r.failed) or '-'}")
+    for r in results:
+        if r.read_processes:
+            print(f"  {r.executor}: {r.read_processes} read processes, the highest peak"
+                  f" {r.read_peak_mib:.0f} MiB")
 
 
 if __name__ == "__main__":

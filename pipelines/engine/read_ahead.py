@@ -68,16 +68,13 @@ class Reading(Generic[R]):
     ended: bool = False
     #: seconds spent reading it while another stream waited: its own time, not theirs
     early: float = 0.0
-    #: its first page, asked for while the stream before it is synced (``open``)
-    first: asyncio.Future[list[R] | None] | None = None
 
     def open(self) -> None:
         """Ask for its first page now, unless it is being read already: the page is read
         beside the stream the run syncs (a drop folder's waits for its whole file, parsed
         and put in key order), and waits, held, until this stream's sync takes it."""
         if self.pages is None and not self.ended:
-            self.pages = prefetched(self.start())
-            self.first = asyncio.ensure_future(anext(self.pages, None))
+            self.pages = OpenedPages(self.start())
 
     async def read(self) -> list[R] | None:
         """The next page from the shop (None: there is no more)."""
@@ -85,11 +82,7 @@ class Reading(Generic[R]):
             return None
         if self.pages is None:
             self.pages = prefetched(self.start())
-        if self.first is not None:
-            first, self.first = self.first, None
-            page = await first
-        else:
-            page = await anext(self.pages, None)
+        page = await anext(self.pages, None)
         self.ended = page is None
         return page
 
@@ -98,9 +91,6 @@ class Reading(Generic[R]):
         if self.ended:
             return
         self.ended = True
-        if self.first is not None:
-            first, self.first = self.first, None
-            await unwanted(first)
         aclose = getattr(self.pages, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -136,6 +126,37 @@ async def prefetched(pages: AsyncIterator[list[R]]) -> AsyncGenerator[list[R], N
         if aclose is not None:
             await aclose()
 
+
+
+class OpenedPages(Generic[R]):
+    """``prefetched(pages)`` with the first page asked for at once, before anyone iterates:
+    a stream opened ahead (``Reading.open``, a read process's ``OpenedAhead``) is read
+    beside the stream before it, and its first page waits, held, until it is taken."""
+
+    def __init__(self, pages: AsyncIterator[list[R]]) -> None:
+        self._pages = prefetched(pages)
+        self._first: asyncio.Future[list[R] | None] | None = asyncio.ensure_future(
+            anext(self._pages, None))
+
+    def __aiter__(self) -> OpenedPages[R]:
+        return self
+
+    async def __anext__(self) -> list[R]:
+        if self._first is None:
+            return await anext(self._pages)
+        first, self._first = self._first, None
+        page = await first
+        if page is None:
+            raise StopAsyncIteration
+        return page
+
+    async def aclose(self) -> None:
+        """Stop it where it is: a first page not taken is not wanted (what it raised is the
+        run's to say, when it reaches the stream)."""
+        if self._first is not None:
+            first, self._first = self._first, None
+            await unwanted(first)
+        await self._pages.aclose()
 
 class ReadAhead(Generic[R]):
     """The readings of a run's streams, in the order the run syncs them; ``open`` makes

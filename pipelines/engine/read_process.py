@@ -45,7 +45,7 @@ from pipelines.engine.mapped_pages import Mapped, RecordMapper, mapping_context,
 from pipelines.engine.mappings import mapping_for
 from pipelines.engine.mappings.base import Overrides
 from pipelines.engine.plan import ReadPlan
-from pipelines.engine.read_ahead import prefetched, unwanted
+from pipelines.engine.read_ahead import OpenedPages
 from pipelines.engine.stages import StageTimer
 
 #: what asks the process for a stream: its name, its plan, and the stream after it with its
@@ -241,7 +241,7 @@ async def _serve_streams(requests: Connection, conn: Connection, spec: ReadSpec)
 
 
 class OpenedAhead:
-    """A stream's read in the process, its first page asked for at once (``prefetched``:
+    """A stream's read in the process, its first page asked for at once (``OpenedPages``:
     each next one as a page is handed over). Opened for the stream after the one being
     sent, so that its first page — a drop folder's waits for its whole file, parsed and put
     in key order — is read while the sync still works on the stream before: the connector
@@ -250,29 +250,17 @@ class OpenedAhead:
     def __init__(self, stream: str, plan: ReadPlan, connector: SourceConnector) -> None:
         self.stream = stream
         self.plan = plan
-        self._pages = prefetched(plan.pages(connector, stream))
-        self._first: asyncio.Future[list[RawRecord] | None] = asyncio.ensure_future(
-            anext(self._pages, None))
+        self._pages = OpenedPages(plan.pages(connector, stream))
 
     def opens(self, stream: str, plan: ReadPlan) -> bool:
         """Whether this is the read the run now asks for (its plan arrives pickled)."""
         return stream == self.stream and plan == self.plan
 
     def __aiter__(self) -> AsyncIterator[list[RawRecord]]:
-        return self._read()
-
-    async def _read(self) -> AsyncIterator[list[RawRecord]]:
-        first = await self._first
-        if first is None:
-            return
-        yield first
-        async for page in self._pages:
-            yield page
+        return self._pages
 
     async def aclose(self) -> None:
-        """Stop it where it is: the page asked for is not wanted (what it raised is the
-        run's to say, when it asks for the stream)."""
-        await unwanted(self._first)
+        """Stop it where it is (``OpenedPages.aclose``)."""
         await self._pages.aclose()
 
 
